@@ -1,0 +1,73 @@
+import Foundation
+
+/// An event read for the audit, with its stream's stored head.
+struct ChainRow: Sendable {
+    var event: RecordedEvent
+    var head: StreamHead
+}
+
+/// Checks hash chains from rows ordered by stream and version; shared by both adapters.
+struct ChainAuditor {
+    private var streams = 0
+    private var events = 0
+    private var breaks: [ChainBreak] = []
+    private var current: (stream: String, version: Int64, hash: Data, head: StreamHead, broken: Bool)?
+    private let totalEvents: Int
+    private let progress: (@Sendable (AuditProgress) -> Void)?
+
+    init(totalEvents: Int, progress: (@Sendable (AuditProgress) -> Void)?) {
+        self.totalEvents = totalEvents
+        self.progress = progress
+    }
+
+    mutating func check(_ row: ChainRow) {
+        let event = row.event
+        if current?.stream != event.streamID {
+            finishStream()
+            streams += 1
+            current = (event.streamID, 0, EventHasher.genesis, row.head, false)
+        }
+        events += 1
+        if events % 10_000 == 0 {
+            progress?(AuditProgress(events: events, streams: streams, totalEvents: totalEvents))
+        }
+        guard var state = current, !state.broken else { return }
+        defer { current = state }
+        guard event.streamVersion == state.version + 1 else {
+            record(event, .versionGap, &state)
+            return
+        }
+        let expected: Data
+        do {
+            expected = try EventHasher.hash(previous: state.hash, event)
+        } catch {
+            record(event, .unreadableData, &state)
+            return
+        }
+        guard expected == event.hash else {
+            record(event, .hashMismatch, &state)
+            return
+        }
+        state.version = event.streamVersion
+        state.hash = event.hash
+    }
+
+    private mutating func record(_ event: RecordedEvent, _ reason: ChainBreak.Reason, _ state: inout (stream: String, version: Int64, hash: Data, head: StreamHead, broken: Bool)) {
+        breaks.append(ChainBreak(streamID: event.streamID, streamVersion: event.streamVersion, position: event.position, reason: reason))
+        state.broken = true
+    }
+
+    private mutating func finishStream() {
+        guard let state = current, !state.broken else { return }
+        if state.head.version != state.version || state.head.hash != state.hash {
+            breaks.append(ChainBreak(streamID: state.stream, streamVersion: state.version, position: 0, reason: .headMismatch))
+        }
+    }
+
+    mutating func finish() -> AuditReport {
+        finishStream()
+        current = nil
+        progress?(AuditProgress(events: events, streams: streams, totalEvents: totalEvents))
+        return AuditReport(streams: streams, events: events, breaks: breaks)
+    }
+}

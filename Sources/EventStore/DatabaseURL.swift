@@ -1,0 +1,107 @@
+import Foundation
+
+/// Where the events live: `sqlite:PATH` (the embedded default) or a `postgres://` URL.
+///
+/// PostgreSQL URLs take `user:password@host:port/database` and the query options `sslmode`
+/// (`disable`, `prefer`, `require`; default `disable`), `pool_size` (default 10) and `search_path`.
+public enum DatabaseURL: Sendable, Hashable, CustomStringConvertible {
+    case sqlite(path: String)
+    case postgres(PostgresSettings)
+
+    /// The default: a SQLite file in the working directory.
+    public static let `default` = DatabaseURL.sqlite(path: "subledger.sqlite")
+
+    /// Parses a database URL, naming what is wrong if it cannot.
+    public init(_ text: String) throws(EventStoreError) {
+        if text.hasPrefix("sqlite:") {
+            var path = String(text.dropFirst("sqlite:".count))
+            if path.hasPrefix("//") { path.removeFirst(2) }
+            guard !path.isEmpty else {
+                throw EventStoreError(.invalidDatabaseURL, "sqlite URL needs a file path, like sqlite:subledger.sqlite")
+            }
+            self = .sqlite(path: path)
+            return
+        }
+        guard text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") else {
+            throw EventStoreError(
+                .invalidDatabaseURL,
+                "database URL must start with sqlite: or postgres:// (got \(DatabaseURL.redacted(text)))"
+            )
+        }
+        self = .postgres(try PostgresSettings(url: text))
+    }
+
+    public var description: String {
+        switch self {
+        case .sqlite(let path): "sqlite:\(path)"
+        case .postgres(let settings): settings.description
+        }
+    }
+
+    /// The URL with any password replaced, for logs and error messages.
+    static func redacted(_ text: String) -> String {
+        guard var components = URLComponents(string: text), components.password != nil else { return text }
+        components.password = "***"
+        return components.string ?? "<unparseable URL>"
+    }
+}
+
+/// Connection settings for PostgreSQL, parsed from a URL.
+public struct PostgresSettings: Sendable, Hashable, CustomStringConvertible {
+    /// How to use TLS.
+    public enum TLSMode: String, Sendable, Hashable {
+        case disable, prefer, require
+    }
+
+    public var host: String
+    public var port: Int
+    public var username: String
+    public var password: String?
+    public var database: String?
+    public var tls: TLSMode
+    public var poolSize: Int
+    /// Schema search path for every connection; tests use it to isolate one schema per test.
+    public var searchPath: String?
+
+    /// Parses `postgres://user:password@host:port/database?options`.
+    public init(url text: String) throws(EventStoreError) {
+        guard let components = URLComponents(string: text), let host = components.host, !host.isEmpty else {
+            throw EventStoreError(.invalidDatabaseURL, "cannot read PostgreSQL URL \(DatabaseURL.redacted(text))")
+        }
+        self.host = host
+        self.port = components.port ?? 5432
+        self.username = components.user.flatMap { $0.removingPercentEncoding } ?? "postgres"
+        self.password = components.password.flatMap { $0.removingPercentEncoding }
+        let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        self.database = path.isEmpty ? nil : path
+        self.tls = .disable
+        self.poolSize = 10
+        self.searchPath = nil
+        for item in components.queryItems ?? [] {
+            let value = item.value ?? ""
+            switch item.name {
+            case "sslmode":
+                guard let mode = TLSMode(rawValue: value) else {
+                    throw EventStoreError(.invalidDatabaseURL, "sslmode must be disable, prefer or require (got \(value))")
+                }
+                self.tls = mode
+            case "pool_size":
+                guard let size = Int(value), (1...200).contains(size) else {
+                    throw EventStoreError(.invalidDatabaseURL, "pool_size must be a number from 1 to 200 (got \(value))")
+                }
+                self.poolSize = size
+            case "search_path":
+                self.searchPath = value
+            default:
+                throw EventStoreError(
+                    .invalidDatabaseURL,
+                    "unknown PostgreSQL URL option \(item.name); known: sslmode, pool_size, search_path"
+                )
+            }
+        }
+    }
+
+    public var description: String {
+        "postgres://\(username)\(password == nil ? "" : ":***")@\(host):\(port)/\(database ?? "")"
+    }
+}

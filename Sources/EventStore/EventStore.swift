@@ -1,0 +1,113 @@
+import Foundation
+
+/// The storage port: an append-only, hash-chained log of events grouped into streams.
+///
+/// Two adapters implement it with the same semantics, proved by one shared contract test suite:
+/// `PostgresEventStore` for production and `SQLiteEventStore` as the zero-configuration default.
+/// Guarantees every adapter keeps:
+/// - Appends to one stream are atomic and checked against an `ExpectedVersion`; a mismatch throws
+///   `version_conflict`, never a silent drop.
+/// - An event whose `dedupeKey` is already stored is not written again; the existing event is returned
+///   flagged as a duplicate, also when the duplicates race.
+/// - The database refuses UPDATE, DELETE and TRUNCATE on events, and each event's hash chains to the
+///   previous one in its stream, so rewriting history is both blocked and detectable.
+/// - `readAll` never skips an event that commits after later positions were read.
+public protocol EventStore: Sendable {
+    /// Which adapter this is, for logs and reports (`postgres`, `sqlite`).
+    var dialect: StorageDialect { get }
+
+    /// Applies pending numbered migrations; returns the ones applied now.
+    @discardableResult
+    func migrate() async throws -> [AppliedMigration]
+
+    /// Appends events to a stream atomically, skipping duplicates by dedupe key.
+    ///
+    /// - Parameters:
+    ///   - stream: The stream id, for example `subscription-2000000123`.
+    ///   - events: The events to append, in order.
+    ///   - expectedVersion: The version the stream must be at; checked only if some event is new, so a
+    ///     retried append of the same events is a duplicate rather than a conflict.
+    ///   - inline: Work to run in the same transaction after the events are written (inline projections);
+    ///     if it throws, nothing is written. It may run more than once if the append is retried.
+    func append(
+        to stream: String,
+        _ events: [NewEvent],
+        expectedVersion: ExpectedVersion,
+        inline: InlineProjection?
+    ) async throws -> AppendResult
+
+    /// The events of one stream with version at or above `from`, in version order.
+    func readStream(_ stream: String, from version: Int64, limit: Int?) async throws -> [RecordedEvent]
+
+    /// Up to `limit` events of the global log after `cursor`, in log order, for catch-up readers.
+    func readAll(after cursor: EventCursor, limit: Int) async throws -> EventPage
+
+    /// The stream's current version, 0 for a stream that does not exist.
+    func streamVersion(_ stream: String) async throws -> Int64
+
+    /// The cursor a named projector last committed, or nil if it never did.
+    func checkpoint(_ name: String) async throws -> EventCursor?
+
+    /// Runs a projector's writes and moves its checkpoint from `expected` to `next` in one transaction.
+    ///
+    /// Throws `checkpoint_conflict` (and writes nothing) if the checkpoint is not at `expected`.
+    func commitProjection(
+        checkpoint name: String,
+        expected: EventCursor?,
+        next: EventCursor,
+        _ writes: InlineProjection
+    ) async throws
+
+    /// Reads a read-model document outside any transaction.
+    func document(model: String, key: String) async throws -> Data?
+
+    /// Walks every stream's hash chain and reports each broken link.
+    func audit(progress: (@Sendable (AuditProgress) -> Void)?) async throws -> AuditReport
+
+    /// A wake-up signal raised after events are appended (by this process or, in PostgreSQL, any other).
+    var changes: ChangeSignal { get }
+
+    /// Checks that the database answers; throws `storage_unavailable` if not.
+    func ping() async throws
+
+    /// Runs background work (PostgreSQL's connection pool and change listener) until cancelled.
+    func run() async throws
+
+    /// Releases connections; the store cannot be used afterwards.
+    func shutdown() async throws
+}
+
+extension EventStore {
+    /// Appends events to a stream with no inline projection.
+    public func append(
+        to stream: String,
+        _ events: [NewEvent],
+        expectedVersion: ExpectedVersion = .any
+    ) async throws -> AppendResult {
+        try await append(to: stream, events, expectedVersion: expectedVersion, inline: nil)
+    }
+
+    /// Appends one event to a stream with no inline projection.
+    public func append(
+        to stream: String,
+        _ event: NewEvent,
+        expectedVersion: ExpectedVersion = .any
+    ) async throws -> AppendedEvent {
+        let result = try await append(to: stream, [event], expectedVersion: expectedVersion, inline: nil)
+        guard let first = result.events.first else {
+            throw EventStoreError(.databaseError, "append of one event returned no outcome")
+        }
+        return first
+    }
+
+    /// The whole stream from its first event.
+    public func readStream(_ stream: String) async throws -> [RecordedEvent] {
+        try await readStream(stream, from: 1, limit: nil)
+    }
+}
+
+/// Which database an adapter talks to.
+public enum StorageDialect: String, Sendable, Hashable, CaseIterable {
+    case postgres
+    case sqlite
+}

@@ -1,0 +1,26 @@
+import Foundation
+
+/// Rewrites JSON into one canonical byte form: object keys sorted, no insignificant white space.
+///
+/// PostgreSQL's `jsonb` does not keep the bytes it was given (it reorders keys and drops spaces), so the
+/// hash chain is computed over this form instead; canonicalising what the database returns gives the same
+/// bytes back. Raw payloads that must survive byte for byte are stored as JSON strings inside `data`.
+public enum CanonicalJSON {
+    /// Returns the canonical bytes of a JSON object, or throws `invalid_event` if `data` is not one.
+    public static func canonicalize(_ data: Data, field: String = "data") throws(EventStoreError) -> Data {
+        let object: Any
+        do {
+            object = try JSONSerialization.jsonObject(with: data, options: [])
+        } catch {
+            throw EventStoreError(.invalidEvent, "event \(field) is not valid JSON")
+        }
+        guard object is [String: Any] else {
+            throw EventStoreError(.invalidEvent, "event \(field) must be a JSON object")
+        }
+        do {
+            return try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        } catch {
+            throw EventStoreError(.invalidEvent, "event \(field) cannot be written as canonical JSON")
+        }
+    }
+}

@@ -1,0 +1,42 @@
+import Crypto
+import Foundation
+
+/// One numbered SQL file from `Migrations/<dialect>/`, applied once, in order, inside a transaction.
+public struct Migration: Sendable, Hashable {
+    /// The number in the file name (`0001_events.sql` is 1).
+    public var version: Int
+    /// The file name, recorded in `schema_migrations`.
+    public var name: String
+    /// The SQL text.
+    public var sql: String
+    /// Lowercase hex SHA-256 of the file's bytes; an applied file whose checksum changes is an error.
+    public var checksum: String
+
+    /// Creates a migration from a file name and its contents.
+    public init(name: String, sql: String) throws(EventStoreError) {
+        guard let prefix = name.split(separator: "_").first, let version = Int(prefix), version > 0 else {
+            throw EventStoreError(.databaseError, "migration file \(name) does not start with a number, like 0001_name.sql")
+        }
+        self.version = version
+        self.name = name
+        self.sql = sql
+        self.checksum = SHA256.hash(data: Data(sql.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+/// A migration that is recorded as applied in the database.
+public struct AppliedMigration: Sendable, Hashable {
+    /// The migration's number.
+    public var version: Int
+    /// The file name it was applied from.
+    public var name: String
+    /// The checksum recorded when it was applied.
+    public var checksum: String
+
+    /// Creates a record of an applied migration.
+    public init(version: Int, name: String, checksum: String) {
+        self.version = version
+        self.name = name
+        self.checksum = checksum
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+/// What an append did: each event's id and position, and whether it was new or a duplicate.
+public struct AppendResult: Sendable, Hashable {
+    /// One entry per event passed to `append`, in the same order.
+    public var events: [AppendedEvent]
+    /// The stream's version after the append.
+    public var streamVersion: Int64
+
+    /// Creates a result.
+    public init(events: [AppendedEvent], streamVersion: Int64) {
+        self.events = events
+        self.streamVersion = streamVersion
+    }
+
+    /// True when every event was already stored, so nothing was written.
+    public var isDuplicate: Bool { events.allSatisfy(\.isDuplicate) }
+}
+
+/// The outcome for one appended event.
+public struct AppendedEvent: Sendable, Hashable {
+    /// The stored event's id: the existing event's id for a duplicate.
+    public var eventID: UUID
+    /// The stored event's global position.
+    public var position: Int64
+    /// The stream the stored event is in (a duplicate may live in another stream).
+    public var streamID: String
+    /// The stored event's version in its stream.
+    public var streamVersion: Int64
+    /// True when an event with the same dedupe key already existed and nothing was written for this one.
+    public var isDuplicate: Bool
+
+    /// Creates an outcome.
+    public init(eventID: UUID, position: Int64, streamID: String, streamVersion: Int64, isDuplicate: Bool) {
+        self.eventID = eventID
+        self.position = position
+        self.streamID = streamID
+        self.streamVersion = streamVersion
+        self.isDuplicate = isDuplicate
+    }
+}

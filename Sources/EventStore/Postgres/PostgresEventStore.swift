@@ -1,0 +1,428 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOSSL
+import PostgresNIO
+
+/// The production adapter: events in PostgreSQL through a postgres-nio connection pool.
+///
+/// `run()` must be running (in a `ServiceGroup` or a task group) for queries to be served; it also
+/// holds one connection that LISTENs for appends by any process and raises `changes`.
+public final class PostgresEventStore: EventStore {
+    public let dialect = StorageDialect.postgres
+    public let changes = ChangeSignal()
+
+    let client: PostgresClient
+    let logger: Logger
+    private let now: @Sendable () -> Date
+    private let pollInterval: Duration
+
+    /// Creates a store for the given settings; nothing connects until `run()` starts.
+    ///
+    /// - Parameters:
+    ///   - now: The clock that stamps `recorded_at`; tests pass a fixed one.
+    ///   - listenRetryInterval: How long to wait before re-establishing a lost LISTEN connection.
+    public init(
+        settings: PostgresSettings,
+        logger: Logger = Logger(label: "subledger.eventstore.postgres"),
+        now: @escaping @Sendable () -> Date = { Date() },
+        listenRetryInterval: Duration = .seconds(1)
+    ) {
+        var tls: PostgresClient.Configuration.TLS
+        switch settings.tls {
+        case .disable: tls = .disable
+        case .prefer: tls = .prefer(.makeClientConfiguration())
+        case .require: tls = .require(.makeClientConfiguration())
+        }
+        var configuration = PostgresClient.Configuration(
+            host: settings.host,
+            port: settings.port,
+            username: settings.username,
+            password: settings.password,
+            database: settings.database,
+            tls: tls
+        )
+        configuration.options.maximumConnections = settings.poolSize
+        configuration.options.minimumConnections = 0
+        if let searchPath = settings.searchPath {
+            configuration.options.additionalStartupParameters = [("search_path", searchPath)]
+        }
+        self.client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.logger = logger
+        self.now = now
+        self.pollInterval = listenRetryInterval
+    }
+
+    public func run() async throws {
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.client.run() }
+            group.addTask { await self.listen() }
+        }
+    }
+
+    public func shutdown() async throws {}
+
+    /// Keeps one connection LISTENing for the append trigger's NOTIFY until cancelled.
+    private func listen() async {
+        while !Task.isCancelled {
+            do {
+                try await client.withConnection { connection in
+                    try await connection.listen(on: PostgresSQL.listenChannel) { notifications in
+                        // Something may have been appended while we were not listening.
+                        self.changes.notify()
+                        for try await _ in notifications {
+                            self.changes.notify()
+                        }
+                    }
+                }
+            } catch {
+                if Task.isCancelled { return }
+                logger.debug("LISTEN connection lost; readers fall back to polling", metadata: ["error": "\(error)"])
+            }
+            try? await Task.sleep(for: pollInterval)
+        }
+    }
+
+    // MARK: Migrations
+
+    @discardableResult
+    public func migrate() async throws -> [AppliedMigration] {
+        let shipped = try MigrationCatalog.migrations(for: .postgres)
+        return try await withStorageErrors {
+            try await client.withConnection { connection in
+                _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.createMigrationsTable), logger: logger)
+                var appliedNow: [AppliedMigration] = []
+                try await connection.withTransaction(logger: logger) { connection in
+                    _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.migrationLock), logger: logger)
+                    var applied: [AppliedMigration] = []
+                    let rows = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.appliedMigrations), logger: logger)
+                    for try await (version, name, checksum) in rows.decode((Int32, String, String).self) {
+                        applied.append(AppliedMigration(version: Int(version), name: name, checksum: checksum))
+                    }
+                    for migration in try MigrationCatalog.pending(shipped: shipped, applied: applied) {
+                        for statement in SQLScriptSplitter.statements(in: migration.sql) {
+                            _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                        }
+                        var binds = PostgresBindings()
+                        binds.append(Int32(migration.version))
+                        binds.append(migration.name)
+                        binds.append(migration.checksum)
+                        _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.recordMigration, binds: binds), logger: logger)
+                        appliedNow.append(AppliedMigration(version: migration.version, name: migration.name, checksum: migration.checksum))
+                        logger.info("applied migration", metadata: ["migration": "\(migration.name)"])
+                    }
+                }
+                return appliedNow
+            }
+        }
+    }
+
+    // MARK: Append
+
+    public func append(
+        to stream: String,
+        _ events: [NewEvent],
+        expectedVersion: ExpectedVersion,
+        inline: InlineProjection?
+    ) async throws -> AppendResult {
+        let prepared = try PreparedEvent.prepare(stream: stream, events)
+        let recordedAt = Timestamp.micros(Timestamp.truncated(now()))
+        let keys = prepared.compactMap(\.event.dedupeKey)
+        // Races (a concurrent duplicate, another writer moving the head) end the attempt without writing
+        // anything; the next attempt sees the winner's row and decides again.
+        for attempt in 1... {
+            do {
+                let outcome: AttemptOutcome
+                if let inline {
+                    outcome = try await client.withTransaction(logger: logger) { connection in
+                        let outcome = try await self.attemptAppend(
+                            connection, stream: stream, prepared: prepared, keys: keys,
+                            expected: expectedVersion, recordedAt: recordedAt
+                        )
+                        if case .done(let result) = outcome {
+                            try await inline(result, PostgresProjectionTransaction(connection: connection, logger: self.logger))
+                        } else {
+                            // Leave the transaction clean for the retry.
+                            throw RetryAppend()
+                        }
+                        return outcome
+                    }
+                } else {
+                    outcome = try await client.withConnection { connection in
+                        try await self.attemptAppend(
+                            connection, stream: stream, prepared: prepared, keys: keys,
+                            expected: expectedVersion, recordedAt: recordedAt
+                        )
+                    }
+                }
+                switch outcome {
+                case .done(let result):
+                    if !result.isDuplicate { changes.notify() }
+                    return result
+                case .retry:
+                    break
+                }
+            } catch {
+                switch Self.unwrap(error) {
+                case is RetryAppend:
+                    break
+                case let race as EventStoreError where race.code == .writeRace:
+                    break
+                case let other:
+                    throw other
+                }
+            }
+            if attempt >= 100 {
+                throw EventStoreError(.storageUnavailable, "append to \(stream) lost 100 races in a row; try again")
+            }
+            try await Task.sleep(for: .microseconds(Int.random(in: 0...(200 * min(attempt, 20)))))
+        }
+        throw EventStoreError(.storageUnavailable, "unreachable")
+    }
+
+    private struct RetryAppend: Error {}
+
+    private enum AttemptOutcome: Sendable {
+        case done(AppendResult)
+        case retry
+    }
+
+    private func attemptAppend(
+        _ connection: PostgresConnection,
+        stream: String,
+        prepared: [PreparedEvent],
+        keys: [String],
+        expected: ExpectedVersion,
+        recordedAt: Int64
+    ) async throws -> AttemptOutcome {
+        var binds = PostgresBindings()
+        binds.append(stream)
+        var head = StreamHead.empty
+        for try await (version, hash) in try await connection.query(
+            PostgresQuery(unsafeSQL: PostgresSQL.streamHead, binds: binds), logger: logger
+        ).decode((Int64, ByteBuffer).self) {
+            head = StreamHead(version: version, hash: Data(buffer: hash))
+        }
+        var duplicates: [String: AppendedEvent] = [:]
+        if !keys.isEmpty {
+            var binds = PostgresBindings()
+            binds.append(keys)
+            for try await (key, id, position, streamID, version) in try await connection.query(
+                PostgresQuery(unsafeSQL: PostgresSQL.duplicates, binds: binds), logger: logger
+            ).decode((String, UUID, Int64, String, Int64).self) {
+                duplicates[key] = AppendedEvent(eventID: id, position: position, streamID: streamID, streamVersion: version, isDuplicate: true)
+            }
+        }
+        let plan = try AppendPlan(
+            stream: stream, events: prepared, expected: expected, head: head,
+            duplicates: duplicates, recordedAtMicros: recordedAt
+        )
+        guard !plan.rows.isEmpty else { return .done(plan.result(positions: [])) }
+
+        var insert = PostgresBindings()
+        insert.append(stream)
+        insert.append(plan.newHead.version)
+        insert.append(ByteBuffer(data: plan.newHead.hash))
+        insert.append(plan.head.version)
+        insert.append(plan.rows.map(\.eventID))
+        insert.append(plan.rows.map(\.streamVersion))
+        insert.append(plan.rows.map(\.type))
+        insert.append(plan.rows.map { Int32($0.schemaVersion) })
+        insert.append(plan.rows.map { String(decoding: $0.data, as: UTF8.self) })
+        insert.append(plan.rows.map { String(decoding: $0.metadata, as: UTF8.self) })
+        insert.append(plan.rows.map(\.recordedAtMicros))
+        insert.append(plan.rows.map { $0.dedupeKey ?? "" })
+        insert.append(plan.rows.map { ByteBuffer(data: $0.hash) })
+        var positionsByVersion: [Int64: Int64] = [:]
+        for try await (position, version) in try await connection.query(
+            PostgresQuery(unsafeSQL: PostgresSQL.appendEvents, binds: insert), logger: logger
+        ).decode((Int64, Int64).self) {
+            positionsByVersion[version] = position
+        }
+        // No rows: the compare-and-set on the head lost to another writer.
+        guard positionsByVersion.count == plan.rows.count else { return .retry }
+        let positions = plan.rows.map { positionsByVersion[$0.streamVersion] ?? 0 }
+        return .done(plan.result(positions: positions))
+    }
+
+    // MARK: Reads
+
+    public func readStream(_ stream: String, from version: Int64, limit: Int?) async throws -> [RecordedEvent] {
+        var binds = PostgresBindings()
+        binds.append(stream)
+        binds.append(max(version, 1))
+        binds.append(Int64(limit ?? Int(Int32.max)))
+        return try await events(PostgresQuery(unsafeSQL: PostgresSQL.readStream, binds: binds))
+    }
+
+    public func readAll(after cursor: EventCursor, limit: Int) async throws -> EventPage {
+        var binds = PostgresBindings()
+        binds.append(String(cursor.transaction))
+        binds.append(cursor.position)
+        binds.append(Int64(max(limit, 0)))
+        let events = try await events(PostgresQuery(unsafeSQL: PostgresSQL.readAll, binds: binds))
+        return EventPage(events: events, next: events.last?.cursor ?? cursor)
+    }
+
+    public func streamVersion(_ stream: String) async throws -> Int64 {
+        var binds = PostgresBindings()
+        binds.append(stream)
+        return try await withStorageErrors {
+            for try await version in try await client.query(
+                PostgresQuery(unsafeSQL: PostgresSQL.streamVersion, binds: binds), logger: logger
+            ).decode(Int64.self) {
+                return version
+            }
+            return 0
+        }
+    }
+
+    private func events(_ query: PostgresQuery) async throws -> [RecordedEvent] {
+        try await withStorageErrors {
+            var events: [RecordedEvent] = []
+            for try await row in try await client.query(query, logger: logger) {
+                events.append(try Self.decodeEvent(row))
+            }
+            return events
+        }
+    }
+
+    /// Reads the columns listed in `PostgresSQL.eventColumns`.
+    static func decodeEvent(_ row: PostgresRow) throws -> RecordedEvent {
+        let (position, transaction, eventID, streamID, version, type, schema, data, metadata, micros, key, hash) =
+            try row.decode((Int64, String, UUID, String, Int64, String, Int32, String, String, Int64, String?, ByteBuffer).self)
+        return RecordedEvent(
+            cursor: EventCursor(transaction: UInt64(transaction) ?? 0, position: position),
+            eventID: eventID,
+            streamID: streamID,
+            streamVersion: version,
+            type: type,
+            schemaVersion: Int(schema),
+            data: Data(data.utf8),
+            metadata: Data(metadata.utf8),
+            recordedAt: Timestamp.date(micros: micros),
+            dedupeKey: key,
+            hash: Data(buffer: hash)
+        )
+    }
+
+    // MARK: Checkpoints and read models
+
+    public func checkpoint(_ name: String) async throws -> EventCursor? {
+        var binds = PostgresBindings()
+        binds.append(name)
+        return try await withStorageErrors {
+            for try await text in try await client.query(
+                PostgresQuery(unsafeSQL: PostgresSQL.checkpoint, binds: binds), logger: logger
+            ).decode(String.self) {
+                return EventCursor(text)
+            }
+            return nil
+        }
+    }
+
+    public func commitProjection(
+        checkpoint name: String,
+        expected: EventCursor?,
+        next: EventCursor,
+        _ writes: InlineProjection
+    ) async throws {
+        try await withStorageErrors {
+            try await client.withTransaction(logger: logger) { connection in
+                var binds = PostgresBindings()
+                binds.append(name)
+                binds.append(next.description)
+                let statement: String
+                if let expected {
+                    binds.append(expected.description)
+                    statement = PostgresSQL.moveCheckpoint
+                } else {
+                    statement = PostgresSQL.insertCheckpoint
+                }
+                var moved = false
+                for try await _ in try await connection.query(PostgresQuery(unsafeSQL: statement, binds: binds), logger: logger) {
+                    moved = true
+                }
+                guard moved else {
+                    throw EventStoreError(
+                        .checkpointConflict,
+                        expected.map { "checkpoint \(name) is not at \($0)" } ?? "checkpoint \(name) already exists"
+                    )
+                }
+                try await writes(nil, PostgresProjectionTransaction(connection: connection, logger: self.logger))
+            }
+        }
+    }
+
+    public func document(model: String, key: String) async throws -> Data? {
+        try await withStorageErrors {
+            try await client.withConnection { connection in
+                try await PostgresProjectionTransaction(connection: connection, logger: logger).document(model: model, key: key)
+            }
+        }
+    }
+
+    // MARK: Audit and health
+
+    public func audit(progress: (@Sendable (AuditProgress) -> Void)?) async throws -> AuditReport {
+        let total = try await withStorageErrors {
+            for try await count in try await client.query(PostgresQuery(unsafeSQL: PostgresSQL.eventCount), logger: logger).decode(Int64.self) {
+                return Int(count)
+            }
+            return 0
+        }
+        var auditor = ChainAuditor(totalEvents: total, progress: progress)
+        var after = ("", Int64(0))
+        while true {
+            var binds = PostgresBindings()
+            binds.append(after.0)
+            binds.append(after.1)
+            binds.append(Int64(1000))
+            let page = try await withStorageErrors {
+                var rows: [ChainRow] = []
+                for try await row in try await client.query(PostgresQuery(unsafeSQL: PostgresSQL.chainPage, binds: binds), logger: logger) {
+                    let event = try Self.decodeEvent(row)
+                    let columns = row.makeRandomAccess()
+                    let headVersion = try columns[12].decode(Int64.self)
+                    let headHash = try columns[13].decode(ByteBuffer.self)
+                    rows.append(ChainRow(event: event, head: StreamHead(version: headVersion, hash: Data(buffer: headHash))))
+                }
+                return rows
+            }
+            guard let last = page.last else { break }
+            for row in page { auditor.check(row) }
+            after = (last.event.streamID, last.event.streamVersion)
+        }
+        return auditor.finish()
+    }
+
+    public func ping() async throws {
+        try await withStorageErrors {
+            _ = try await client.query("SELECT 1", logger: logger)
+        }
+    }
+
+    /// Maps postgres-nio failures onto the store's typed errors.
+    func withStorageErrors<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch {
+            throw Self.unwrap(error)
+        }
+    }
+
+    /// The error to report: the closure's own error out of a transaction wrapper, store errors for
+    /// postgres-nio's.
+    static func unwrap(_ error: any Error) -> any Error {
+        switch error {
+        case let error as PostgresTransactionError:
+            if let closureError = error.closureError { return unwrap(closureError) }
+            if let failure = error.beginError ?? error.commitError ?? error.rollbackError { return unwrap(failure) }
+            return EventStoreError(.storageUnavailable, "PostgreSQL transaction failed")
+        case let error as PSQLError:
+            return error.storeError
+        default:
+            return error
+        }
+    }
+}

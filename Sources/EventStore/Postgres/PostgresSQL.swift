@@ -1,0 +1,99 @@
+/// Every SQL statement the PostgreSQL adapter runs, in one place.
+enum PostgresSQL {
+    /// The columns of an event row, in the order `PostgresEventStore.decodeEvent` reads them.
+    static let eventColumns = """
+        position, tx_id::text AS tx_text, event_id, stream_id, stream_version, type, schema_version, \
+        data::text, metadata::text, (extract(epoch FROM recorded_at) * 1000000)::int8, dedupe_key, hash
+        """
+
+    static let streamHead = "SELECT version, head_hash FROM streams WHERE stream_id = $1"
+
+    static let duplicates = """
+        SELECT dedupe_key, event_id, position, stream_id, stream_version
+        FROM events WHERE dedupe_key = ANY($1::text[])
+        """
+
+    /// Moves the stream head by compare-and-set and inserts the events only if the head moved, in one
+    /// statement: with autocommit an append is a single round trip after the head read.
+    static let appendEvents = """
+        WITH head AS (
+            INSERT INTO streams AS s (stream_id, version, head_hash) VALUES ($1, $2, $3)
+            ON CONFLICT (stream_id) DO UPDATE SET version = EXCLUDED.version, head_hash = EXCLUDED.head_hash
+            WHERE s.version = $4
+            RETURNING 1
+        )
+        INSERT INTO events (event_id, stream_id, stream_version, type, schema_version, data, metadata,
+                            recorded_at, dedupe_key, hash)
+        SELECT e.event_id, $1, e.stream_version, e.type, e.schema_version, e.data::jsonb, e.metadata::jsonb,
+               'epoch'::timestamptz + e.recorded_at * interval '1 microsecond', NULLIF(e.dedupe_key, ''), e.hash
+        FROM unnest($5::uuid[], $6::int8[], $7::text[], $8::int4[], $9::text[], $10::text[], $11::int8[],
+                    $12::text[], $13::bytea[])
+             AS e(event_id, stream_version, type, schema_version, data, metadata, recorded_at, dedupe_key, hash)
+        WHERE EXISTS (SELECT 1 FROM head)
+        RETURNING position, stream_version
+        """
+
+    static let readStream = """
+        SELECT \(eventColumns) FROM events
+        WHERE stream_id = $1 AND stream_version >= $2
+        ORDER BY stream_version LIMIT $3
+        """
+
+    /// Only events of transactions older than every running one are visible, so an event that commits
+    /// late is never skipped: its transaction id keeps the gate shut until it commits or aborts.
+    static let readAll = """
+        SELECT \(eventColumns) FROM events
+        WHERE (tx_id, position) > ($1::text::xid8, $2)
+          AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
+        ORDER BY events.tx_id, events.position LIMIT $3
+        """
+
+    static let streamVersion = "SELECT version FROM streams WHERE stream_id = $1"
+
+    static let checkpoint = "SELECT cursor FROM checkpoints WHERE name = $1"
+
+    static let insertCheckpoint = """
+        INSERT INTO checkpoints (name, cursor) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING name
+        """
+
+    static let moveCheckpoint = """
+        UPDATE checkpoints SET cursor = $2, updated_at = now() WHERE name = $1 AND cursor = $3 RETURNING name
+        """
+
+    static let document = "SELECT data::text FROM projections WHERE model = $1 AND key = $2"
+
+    static let putDocument = """
+        INSERT INTO projections (model, key, data) VALUES ($1, $2, $3::jsonb)
+        ON CONFLICT (model, key) DO UPDATE SET data = EXCLUDED.data
+        """
+
+    static let deleteDocument = "DELETE FROM projections WHERE model = $1 AND key = $2"
+
+    /// Walks events stream by stream with each stream's head, for the hash-chain audit.
+    static let chainPage = """
+        SELECT \(eventColumns), s.version, s.head_hash
+        FROM events JOIN streams s USING (stream_id)
+        WHERE (stream_id, stream_version) > ($1, $2)
+        ORDER BY stream_id, stream_version LIMIT $3
+        """
+
+    static let eventCount = "SELECT count(*)::int8 FROM events"
+
+    static let createMigrationsTable = """
+        CREATE TABLE IF NOT EXISTS schema_migrations (
+            version     integer PRIMARY KEY,
+            name        text NOT NULL,
+            checksum    text NOT NULL,
+            applied_at  timestamptz NOT NULL DEFAULT now()
+        )
+        """
+
+    /// Serialises concurrent `migrate` runs from several instances.
+    static let migrationLock = "SELECT pg_advisory_xact_lock(4242424242)"
+
+    static let appliedMigrations = "SELECT version, name, checksum FROM schema_migrations ORDER BY version"
+
+    static let recordMigration = "INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)"
+
+    static let listenChannel = "subledger_events"
+}

@@ -1,0 +1,14 @@
+import Foundation
+
+/// Read-model access inside the store's transaction.
+///
+/// Read models are JSON documents keyed by `(model, key)`, for example `("subscription_state",
+/// "2000000123")`. They are disposable: any of them can be rebuilt by folding the events again.
+public protocol ProjectionTransaction: Sendable {
+    /// The current document, or nil if there is none.
+    func document(model: String, key: String) async throws -> Data?
+    /// Creates or replaces a document.
+    func putDocument(model: String, key: String, data: Data) async throws
+    /// Removes a document if it exists.
+    func deleteDocument(model: String, key: String) async throws
+}

@@ -1,0 +1,71 @@
+-- subledger event store, PostgreSQL.
+-- Events are facts: once written they are never updated or deleted (see the triggers below).
+
+CREATE TABLE streams (
+    stream_id  text   PRIMARY KEY,
+    version    bigint NOT NULL CHECK (version >= 0),   -- number of events in the stream
+    head_hash  bytea  NOT NULL                         -- hash of the stream's last event
+);
+
+CREATE TABLE events (
+    position        bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    -- The committing transaction; readers gate on it so a late commit is never skipped.
+    tx_id           xid8        NOT NULL DEFAULT pg_current_xact_id(),
+    event_id        uuid        NOT NULL UNIQUE,
+    stream_id       text        NOT NULL,
+    stream_version  bigint      NOT NULL CHECK (stream_version >= 1),
+    type            text        NOT NULL,
+    schema_version  integer     NOT NULL,
+    data            jsonb       NOT NULL,
+    metadata        jsonb       NOT NULL,
+    recorded_at     timestamptz NOT NULL,
+    dedupe_key      text        UNIQUE,
+    hash            bytea       NOT NULL,
+    UNIQUE (stream_id, stream_version)
+);
+
+CREATE INDEX events_tx_position ON events (tx_id, position);
+
+CREATE FUNCTION subledger_refuse_event_change() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION 'subledger events are immutable: % on events is refused', TG_OP
+        USING ERRCODE = 'insufficient_privilege';
+END
+$$;
+
+CREATE TRIGGER events_immutable_rows
+    BEFORE UPDATE OR DELETE ON events
+    FOR EACH ROW EXECUTE FUNCTION subledger_refuse_event_change();
+
+CREATE TRIGGER events_immutable_truncate
+    BEFORE TRUNCATE ON events
+    FOR EACH STATEMENT EXECUTE FUNCTION subledger_refuse_event_change();
+
+-- Payload-less wake-up for catch-up readers; a hint only, readers also poll.
+CREATE FUNCTION subledger_notify_events() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_notify('subledger_events', '');
+    RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER events_notify
+    AFTER INSERT ON events
+    FOR EACH STATEMENT EXECUTE FUNCTION subledger_notify_events();
+
+-- Where each named projector has got to; moved by compare-and-set with the projector's writes.
+CREATE TABLE checkpoints (
+    name        text PRIMARY KEY,
+    cursor      text NOT NULL,
+    updated_at  timestamptz NOT NULL DEFAULT now()
+);
+
+-- Read models: disposable JSON documents rebuilt from the events.
+CREATE TABLE projections (
+    model  text  NOT NULL,
+    key    text  NOT NULL,
+    data   jsonb NOT NULL,
+    PRIMARY KEY (model, key)
+);

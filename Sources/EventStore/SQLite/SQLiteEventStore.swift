@@ -1,0 +1,310 @@
+import Foundation
+import Logging
+import NIOCore
+import SQLiteNIO
+
+/// The embedded adapter: events in one SQLite file in WAL mode, the zero-configuration default.
+///
+/// One writer connection behind a `SerialGate` takes every write transaction (`BEGIN IMMEDIATE`), so
+/// positions commit in order; a second, read-only connection serves reads without waiting for writers.
+public final class SQLiteEventStore: EventStore {
+    public let dialect = StorageDialect.sqlite
+    public let changes = ChangeSignal()
+
+    let writer: SQLiteConnection
+    let reader: SQLiteConnection
+    let path: String
+    private let gate = SerialGate()
+    private let logger: Logger
+    private let now: @Sendable () -> Date
+
+    private init(writer: SQLiteConnection, reader: SQLiteConnection, path: String, logger: Logger, now: @escaping @Sendable () -> Date) {
+        self.writer = writer
+        self.reader = reader
+        self.path = path
+        self.logger = logger
+        self.now = now
+    }
+
+    /// Opens (creating if needed) the database file at `path`.
+    public static func open(
+        path: String,
+        logger: Logger = Logger(label: "subledger.eventstore.sqlite"),
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) async throws -> SQLiteEventStore {
+        do {
+            let writer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+            for pragma in SQLiteSQL.writerPragmas { _ = try await writer.query(pragma) }
+            let reader = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+            for pragma in SQLiteSQL.readerPragmas { _ = try await reader.query(pragma) }
+            return SQLiteEventStore(writer: writer, reader: reader, path: path, logger: logger, now: now)
+        } catch let error as SQLiteError {
+            throw EventStoreError(.storageUnavailable, "cannot open SQLite database \(path): \(error.message)")
+        }
+    }
+
+    public func run() async throws {
+        // Nothing runs in the background: wait until the surrounding task is cancelled.
+        let (never, _) = AsyncStream<Never>.makeStream()
+        for await _ in never {}
+    }
+
+    public func shutdown() async throws {
+        try await gate.withExclusiveAccess {
+            try await self.reader.close()
+            try await self.writer.close()
+        }
+    }
+
+    // MARK: Transactions
+
+    /// Runs `body` in a write transaction on the writer connection, one at a time.
+    private func writeTransaction<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        try await withStorageErrors {
+            try await gate.withExclusiveAccess {
+                _ = try await writer.query(SQLiteSQL.begin)
+                do {
+                    let result = try await body()
+                    _ = try await writer.query(SQLiteSQL.commit)
+                    return result
+                } catch {
+                    _ = try? await writer.query(SQLiteSQL.rollback)
+                    throw error
+                }
+            }
+        }
+    }
+
+    // MARK: Migrations
+
+    @discardableResult
+    public func migrate() async throws -> [AppliedMigration] {
+        let shipped = try MigrationCatalog.migrations(for: .sqlite)
+        return try await writeTransaction {
+            _ = try await writer.query(SQLiteSQL.createMigrationsTable)
+            let applied = try await writer.query(SQLiteSQL.appliedMigrations).map { row in
+                AppliedMigration(
+                    version: Int(row.column("version")?.integer ?? 0),
+                    name: row.column("name")?.string ?? "",
+                    checksum: row.column("checksum")?.string ?? ""
+                )
+            }
+            var appliedNow: [AppliedMigration] = []
+            for migration in try MigrationCatalog.pending(shipped: shipped, applied: applied) {
+                for statement in SQLScriptSplitter.statements(in: migration.sql) {
+                    _ = try await writer.query(statement)
+                }
+                _ = try await writer.query(SQLiteSQL.recordMigration, [
+                    .integer(migration.version), .text(migration.name), .text(migration.checksum),
+                    .integer(Int(Timestamp.micros(now()))),
+                ])
+                appliedNow.append(AppliedMigration(version: migration.version, name: migration.name, checksum: migration.checksum))
+                logger.info("applied migration", metadata: ["migration": "\(migration.name)"])
+            }
+            return appliedNow
+        }
+    }
+
+    // MARK: Append
+
+    public func append(
+        to stream: String,
+        _ events: [NewEvent],
+        expectedVersion: ExpectedVersion,
+        inline: InlineProjection?
+    ) async throws -> AppendResult {
+        let prepared = try PreparedEvent.prepare(stream: stream, events)
+        let keys = prepared.compactMap(\.event.dedupeKey)
+        let result = try await writeTransaction {
+            var head = StreamHead.empty
+            if let row = try await writer.query(SQLiteSQL.streamHead, [.text(stream)]).first {
+                head = StreamHead(version: Int64(row.column("version")?.integer ?? 0), hash: Self.blob(row.column("head_hash")))
+            }
+            var duplicates: [String: AppendedEvent] = [:]
+            if !keys.isEmpty {
+                for row in try await writer.query(SQLiteSQL.duplicates(count: keys.count), keys.map { .text($0) }) {
+                    guard let key = row.column("dedupe_key")?.string else { continue }
+                    duplicates[key] = AppendedEvent(
+                        eventID: UUID(uuidString: row.column("event_id")?.string ?? "") ?? UUID(),
+                        position: Int64(row.column("position")?.integer ?? 0),
+                        streamID: row.column("stream_id")?.string ?? "",
+                        streamVersion: Int64(row.column("stream_version")?.integer ?? 0),
+                        isDuplicate: true
+                    )
+                }
+            }
+            let plan = try AppendPlan(
+                stream: stream, events: prepared, expected: expectedVersion, head: head,
+                duplicates: duplicates, recordedAtMicros: Timestamp.micros(Timestamp.truncated(now()))
+            )
+            var positions: [Int64] = []
+            for row in plan.rows {
+                let inserted = try await writer.query(SQLiteSQL.insertEvent, [
+                    .text(row.eventID.uuidString.lowercased()),
+                    .text(stream),
+                    .integer(Int(row.streamVersion)),
+                    .text(row.type),
+                    .integer(row.schemaVersion),
+                    .text(String(decoding: row.data, as: UTF8.self)),
+                    .text(String(decoding: row.metadata, as: UTF8.self)),
+                    .integer(Int(row.recordedAtMicros)),
+                    row.dedupeKey.map { .text($0) } ?? .null,
+                    .blob(ByteBuffer(data: row.hash)),
+                ])
+                positions.append(Int64(inserted.first?.column("position")?.integer ?? 0))
+            }
+            if !plan.rows.isEmpty {
+                _ = try await writer.query(SQLiteSQL.moveHead, [
+                    .text(stream), .integer(Int(plan.newHead.version)), .blob(ByteBuffer(data: plan.newHead.hash)),
+                ])
+            }
+            let result = plan.result(positions: positions)
+            if let inline {
+                try await inline(result, SQLiteProjectionTransaction(connection: writer))
+            }
+            return result
+        }
+        if !result.isDuplicate { changes.notify() }
+        return result
+    }
+
+    // MARK: Reads
+
+    public func readStream(_ stream: String, from version: Int64, limit: Int?) async throws -> [RecordedEvent] {
+        try await withStorageErrors {
+            try await reader.query(SQLiteSQL.readStream, [
+                .text(stream), .integer(Int(max(version, 1))), .integer(limit ?? -1),
+            ]).map(Self.decodeEvent)
+        }
+    }
+
+    public func readAll(after cursor: EventCursor, limit: Int) async throws -> EventPage {
+        let events = try await withStorageErrors {
+            try await reader.query(SQLiteSQL.readAll, [.integer(Int(cursor.position)), .integer(max(limit, 0))])
+                .map(Self.decodeEvent)
+        }
+        return EventPage(events: events, next: events.last?.cursor ?? cursor)
+    }
+
+    public func streamVersion(_ stream: String) async throws -> Int64 {
+        try await withStorageErrors {
+            Int64(try await reader.query(SQLiteSQL.streamVersion, [.text(stream)]).first?.column("version")?.integer ?? 0)
+        }
+    }
+
+    static func decodeEvent(_ row: SQLiteRow) throws -> RecordedEvent {
+        guard
+            let position = row.column("position")?.integer,
+            let eventID = row.column("event_id")?.string.flatMap(UUID.init(uuidString:)),
+            let streamID = row.column("stream_id")?.string,
+            let version = row.column("stream_version")?.integer,
+            let type = row.column("type")?.string,
+            let schema = row.column("schema_version")?.integer,
+            let data = row.column("data")?.string,
+            let metadata = row.column("metadata")?.string,
+            let micros = row.column("recorded_at")?.integer
+        else {
+            throw EventStoreError(.databaseError, "an events row has a missing or mistyped column: \(row)")
+        }
+        return RecordedEvent(
+            cursor: EventCursor(transaction: 0, position: Int64(position)),
+            eventID: eventID,
+            streamID: streamID,
+            streamVersion: Int64(version),
+            type: type,
+            schemaVersion: Int(schema),
+            data: Data(data.utf8),
+            metadata: Data(metadata.utf8),
+            recordedAt: Timestamp.date(micros: Int64(micros)),
+            dedupeKey: row.column("dedupe_key")?.string,
+            hash: blob(row.column("hash"))
+        )
+    }
+
+    static func blob(_ data: SQLiteData?) -> Data {
+        guard case .blob(let buffer)? = data else { return Data() }
+        return Data(buffer: buffer)
+    }
+
+    // MARK: Checkpoints and read models
+
+    public func checkpoint(_ name: String) async throws -> EventCursor? {
+        try await withStorageErrors {
+            try await reader.query(SQLiteSQL.checkpoint, [.text(name)]).first?.column("cursor")?.string.flatMap(EventCursor.init)
+        }
+    }
+
+    public func commitProjection(
+        checkpoint name: String,
+        expected: EventCursor?,
+        next: EventCursor,
+        _ writes: InlineProjection
+    ) async throws {
+        try await writeTransaction {
+            let stamp = SQLiteData.integer(Int(Timestamp.micros(now())))
+            let moved: [SQLiteRow]
+            if let expected {
+                moved = try await writer.query(SQLiteSQL.moveCheckpoint, [.text(name), .text(next.description), .text(expected.description), stamp])
+            } else {
+                moved = try await writer.query(SQLiteSQL.insertCheckpoint, [.text(name), .text(next.description), stamp])
+            }
+            guard !moved.isEmpty else {
+                throw EventStoreError(
+                    .checkpointConflict,
+                    expected.map { "checkpoint \(name) is not at \($0)" } ?? "checkpoint \(name) already exists"
+                )
+            }
+            try await writes(nil, SQLiteProjectionTransaction(connection: writer))
+        }
+    }
+
+    public func document(model: String, key: String) async throws -> Data? {
+        try await withStorageErrors {
+            try await SQLiteProjectionTransaction(connection: reader).document(model: model, key: key)
+        }
+    }
+
+    // MARK: Audit and health
+
+    public func audit(progress: (@Sendable (AuditProgress) -> Void)?) async throws -> AuditReport {
+        try await withStorageErrors {
+            let total = try await reader.query(SQLiteSQL.eventCount).first?.column("count")?.integer ?? 0
+            var auditor = ChainAuditor(totalEvents: total, progress: progress)
+            var after: (String, Int64) = ("", 0)
+            while true {
+                let rows = try await reader.query(SQLiteSQL.chainPage, [.text(after.0), .integer(Int(after.1)), .integer(1000)])
+                guard !rows.isEmpty else { break }
+                for row in rows {
+                    let event = try Self.decodeEvent(row)
+                    let head = StreamHead(
+                        version: Int64(row.column("head_version")?.integer ?? -1),
+                        hash: Self.blob(row.column("head_hash"))
+                    )
+                    auditor.check(ChainRow(event: event, head: head))
+                    after = (event.streamID, event.streamVersion)
+                }
+            }
+            return auditor.finish()
+        }
+    }
+
+    public func ping() async throws {
+        try await withStorageErrors {
+            _ = try await reader.query("SELECT 1")
+        }
+    }
+
+    /// Maps sqlite-nio failures onto the store's typed errors.
+    private func withStorageErrors<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as SQLiteError {
+            switch error.reason {
+            case .busy, .locked, .busyTimeout, .ioError, .full, .cantOpen, .readOnly:
+                throw EventStoreError(.storageUnavailable, "SQLite is unavailable: \(error.message)")
+            default:
+                throw EventStoreError(.databaseError, "SQLite refused the statement: \(error.message)")
+            }
+        }
+    }
+}

@@ -1,0 +1,20 @@
+import Foundation
+import SQLiteNIO
+
+/// Read-model access on SQLite's writer connection inside an open transaction.
+struct SQLiteProjectionTransaction: ProjectionTransaction {
+    let connection: SQLiteConnection
+
+    func document(model: String, key: String) async throws -> Data? {
+        try await connection.query(SQLiteSQL.document, [.text(model), .text(key)])
+            .first?.column("data")?.string.map { Data($0.utf8) }
+    }
+
+    func putDocument(model: String, key: String, data: Data) async throws {
+        _ = try await connection.query(SQLiteSQL.putDocument, [.text(model), .text(key), .text(String(decoding: data, as: UTF8.self))])
+    }
+
+    func deleteDocument(model: String, key: String) async throws {
+        _ = try await connection.query(SQLiteSQL.deleteDocument, [.text(model), .text(key)])
+    }
+}

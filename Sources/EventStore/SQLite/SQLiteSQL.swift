@@ -1,0 +1,102 @@
+/// Every SQL statement the SQLite adapter runs, in one place.
+enum SQLiteSQL {
+    static let eventColumns = """
+        position, event_id, stream_id, stream_version, type, schema_version, data, metadata, \
+        recorded_at, dedupe_key, hash
+        """
+
+    static let writerPragmas = [
+        "PRAGMA journal_mode = WAL",
+        // A ledger favours durability: every commit reaches the disk before it is acknowledged.
+        "PRAGMA synchronous = FULL",
+        "PRAGMA busy_timeout = 5000",
+        "PRAGMA foreign_keys = ON",
+    ]
+
+    static let readerPragmas = [
+        "PRAGMA busy_timeout = 5000",
+        "PRAGMA query_only = 1",
+    ]
+
+    static let begin = "BEGIN IMMEDIATE"
+    static let commit = "COMMIT"
+    static let rollback = "ROLLBACK"
+
+    static let streamHead = "SELECT version, head_hash FROM streams WHERE stream_id = ?1"
+
+    static func duplicates(count: Int) -> String {
+        let placeholders = (1...count).map { "?\($0)" }.joined(separator: ", ")
+        return """
+            SELECT dedupe_key, event_id, position, stream_id, stream_version
+            FROM events WHERE dedupe_key IN (\(placeholders))
+            """
+    }
+
+    static let insertEvent = """
+        INSERT INTO events (event_id, stream_id, stream_version, type, schema_version, data, metadata,
+                            recorded_at, dedupe_key, hash)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+        RETURNING position
+        """
+
+    static let moveHead = """
+        INSERT INTO streams (stream_id, version, head_hash) VALUES (?1, ?2, ?3)
+        ON CONFLICT (stream_id) DO UPDATE SET version = excluded.version, head_hash = excluded.head_hash
+        """
+
+    static let readStream = """
+        SELECT \(eventColumns) FROM events
+        WHERE stream_id = ?1 AND stream_version >= ?2
+        ORDER BY stream_version LIMIT ?3
+        """
+
+    static let readAll = """
+        SELECT \(eventColumns) FROM events WHERE position > ?1 ORDER BY position LIMIT ?2
+        """
+
+    static let streamVersion = "SELECT version FROM streams WHERE stream_id = ?1"
+
+    static let checkpoint = "SELECT cursor FROM checkpoints WHERE name = ?1"
+
+    static let insertCheckpoint = """
+        INSERT INTO checkpoints (name, cursor, updated_at) VALUES (?1, ?2, ?3)
+        ON CONFLICT (name) DO NOTHING RETURNING name
+        """
+
+    static let moveCheckpoint = """
+        UPDATE checkpoints SET cursor = ?2, updated_at = ?4 WHERE name = ?1 AND cursor = ?3 RETURNING name
+        """
+
+    static let document = "SELECT data FROM projections WHERE model = ?1 AND key = ?2"
+
+    static let putDocument = """
+        INSERT INTO projections (model, key, data) VALUES (?1, ?2, ?3)
+        ON CONFLICT (model, key) DO UPDATE SET data = excluded.data
+        """
+
+    static let deleteDocument = "DELETE FROM projections WHERE model = ?1 AND key = ?2"
+
+    static let chainPage = """
+        SELECT \(eventColumns), s.version AS head_version, s.head_hash AS head_hash
+        FROM events JOIN streams s USING (stream_id)
+        WHERE (stream_id, stream_version) > (?1, ?2)
+        ORDER BY stream_id, stream_version LIMIT ?3
+        """
+
+    static let eventCount = "SELECT count(*) AS count FROM events"
+
+    static let createMigrationsTable = """
+        CREATE TABLE IF NOT EXISTS schema_migrations (
+            version     INTEGER PRIMARY KEY,
+            name        TEXT NOT NULL,
+            checksum    TEXT NOT NULL,
+            applied_at  INTEGER NOT NULL
+        ) STRICT
+        """
+
+    static let appliedMigrations = "SELECT version, name, checksum FROM schema_migrations ORDER BY version"
+
+    static let recordMigration = """
+        INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (?1, ?2, ?3, ?4)
+        """
+}

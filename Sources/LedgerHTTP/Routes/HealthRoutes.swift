@@ -1,0 +1,36 @@
+import EventStore
+import Hummingbird
+
+/// Liveness and readiness probes for load balancers and orchestrators.
+///
+/// `/health` answers while the process serves HTTP at all; `/ready` also checks that the event store
+/// answers, so traffic is withheld while the database is down.
+public struct HealthRoutes: Sendable {
+    let store: any EventStore
+
+    /// Creates the probes for a store.
+    public init(store: any EventStore) {
+        self.store = store
+    }
+
+    /// Adds `GET /health` and `GET /ready` to a router.
+    public func register<Context: RequestContext>(on router: Router<Context>) {
+        router.get("health") { _, _ in
+            ProbeStatus(status: "ok", database: nil)
+        }
+        router.get("ready") { _, _ in
+            do {
+                try await store.ping()
+            } catch {
+                throw Problem.storageUnavailable("the \(store.dialect.rawValue) database does not answer: \(error)")
+            }
+            return ProbeStatus(status: "ready", database: store.dialect.rawValue)
+        }
+    }
+}
+
+/// The body of a probe answer.
+struct ProbeStatus: ResponseEncodable, Sendable {
+    var status: String
+    var database: String?
+}

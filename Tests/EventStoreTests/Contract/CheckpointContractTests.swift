@@ -1,0 +1,66 @@
+import EventStore
+import Foundation
+import Testing
+
+@Suite("Event store contract: checkpoints and read models")
+struct CheckpointContractTests {
+    @Test(arguments: TestDatabases.dialects)
+    func checkpointsMoveByCompareAndSetWithTheProjectorsWrites(_ dialect: StorageDialect) async throws {
+        try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
+            let store = fixture.store
+            #expect(try await store.checkpoint("projector") == nil)
+            let first = EventCursor(transaction: 0, position: 5)
+            try await store.commitProjection(checkpoint: "projector", expected: nil, next: first) { _, transaction in
+                try await transaction.putDocument(model: "m", key: "k", data: Data(#"{"v":1}"#.utf8))
+            }
+            #expect(try await store.checkpoint("projector") == first)
+
+            // A second projector instance that read the old checkpoint loses, and its writes vanish.
+            let stale = EventCursor(transaction: 0, position: 3)
+            do {
+                try await store.commitProjection(checkpoint: "projector", expected: stale, next: EventCursor(transaction: 0, position: 9)) { _, transaction in
+                    try await transaction.putDocument(model: "m", key: "k", data: Data(#"{"v":2}"#.utf8))
+                }
+                Issue.record("a stale checkpoint was moved")
+            } catch {
+                #expect(error.storeCode == .checkpointConflict)
+            }
+            do {
+                try await store.commitProjection(checkpoint: "projector", expected: nil, next: first) { _, _ in }
+                Issue.record("a checkpoint was created twice")
+            } catch {
+                #expect(error.storeCode == .checkpointConflict)
+            }
+            let document = try #require(try await store.document(model: "m", key: "k"))
+            #expect(try CanonicalJSON.canonicalize(document) == Data(#"{"v":1}"#.utf8))
+
+            let second = EventCursor(transaction: 0, position: 12)
+            try await store.commitProjection(checkpoint: "projector", expected: first, next: second) { _, transaction in
+                try await transaction.deleteDocument(model: "m", key: "k")
+            }
+            #expect(try await store.checkpoint("projector") == second)
+            #expect(try await store.document(model: "m", key: "k") == nil)
+        }
+    }
+
+    @Test(arguments: TestDatabases.dialects)
+    func migratingTwiceIsANoOp(_ dialect: StorageDialect) async throws {
+        try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
+            #expect(try await fixture.store.migrate().isEmpty)
+        }
+    }
+
+    @Test(arguments: TestDatabases.dialects)
+    func anEditedAppliedMigrationStopsMigrate(_ dialect: StorageDialect) async throws {
+        try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
+            try await fixture.rawExecute("UPDATE schema_migrations SET checksum = 'edited' WHERE version = 1")
+            do {
+                try await fixture.store.migrate()
+                Issue.record("migrate accepted a changed migration")
+            } catch {
+                #expect(error.storeCode == .migrationChecksumMismatch)
+                #expect("\(error)".contains("0001_events.sql"))
+            }
+        }
+    }
+}

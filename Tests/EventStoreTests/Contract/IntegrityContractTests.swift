@@ -1,0 +1,80 @@
+import EventStore
+import Foundation
+import Testing
+
+@Suite("Event store contract: immutability and tamper evidence")
+struct IntegrityContractTests {
+    @Test(arguments: TestDatabases.dialects)
+    func theDatabaseRefusesUpdateDeleteAndTruncateOnEvents(_ dialect: StorageDialect) async throws {
+        try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
+            _ = try await fixture.store.append(to: "s", [event(), event()], expectedVersion: .any)
+            var statements = [
+                "UPDATE events SET type = 'rewritten'",
+                "DELETE FROM events WHERE stream_version = 2",
+                "DELETE FROM events",
+            ]
+            if dialect == .postgres { statements.append("TRUNCATE events") }
+            for statement in statements {
+                await #expect(throws: (any Error).self, "\(statement) must be refused") {
+                    try await fixture.rawExecute(statement)
+                }
+            }
+            let events = try await fixture.store.readStream("s")
+            #expect(events.map(\.type) == ["test.happened", "test.happened"])
+            #expect(try await fixture.store.audit(progress: nil).isIntact)
+        }
+    }
+
+    @Test(arguments: TestDatabases.dialects)
+    func auditFindsTheFirstBrokenLinkAfterARowIsEditedBehindTheTrigger(_ dialect: StorageDialect) async throws {
+        try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
+            for index in 1...3 {
+                _ = try await fixture.store.append(to: "victim", event("e", ["amount": index * 100]), expectedVersion: .any)
+                _ = try await fixture.store.append(to: "bystander", event("e", ["amount": index]), expectedVersion: .any)
+            }
+            #expect(try await fixture.store.audit(progress: nil) == AuditReport(streams: 2, events: 6, breaks: []))
+
+            // An operator with database rights disables the guard and rewrites history.
+            switch dialect {
+            case .postgres:
+                try await fixture.rawExecute("""
+                    ALTER TABLE events DISABLE TRIGGER events_immutable_rows;
+                    UPDATE events SET data = '{"amount": 999}' WHERE stream_id = 'victim' AND stream_version = 2;
+                    ALTER TABLE events ENABLE TRIGGER events_immutable_rows;
+                    """)
+            case .sqlite:
+                try await fixture.rawExecute("""
+                    DROP TRIGGER events_immutable_update;
+                    UPDATE events SET data = '{"amount":999}' WHERE stream_id = 'victim' AND stream_version = 2
+                    """)
+            }
+            let report = try await fixture.store.audit(progress: nil)
+            #expect(report.events == 6)
+            #expect(report.breaks.count == 1)
+            let chainBreak = try #require(report.breaks.first)
+            #expect(chainBreak.streamID == "victim")
+            #expect(chainBreak.streamVersion == 2)
+            #expect(chainBreak.reason == .hashMismatch)
+        }
+    }
+
+    @Test(arguments: TestDatabases.dialects)
+    func auditReportsProgress(_ dialect: StorageDialect) async throws {
+        try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
+            _ = try await fixture.store.append(to: "s", [event(), event(), event()], expectedVersion: .any)
+            let last = LastProgress()
+            _ = try await fixture.store.audit { last.set($0) }
+            #expect(last.value?.events == 3)
+            #expect(last.value?.totalEvents == 3)
+        }
+    }
+}
+
+/// Holds the last progress report an audit made.
+final class LastProgress: Sendable {
+    private let storage = Mutex<AuditProgress?>(nil)
+    var value: AuditProgress? { storage.withLock { $0 } }
+    func set(_ progress: AuditProgress) { storage.withLock { $0 = progress } }
+}
+
+import Synchronization

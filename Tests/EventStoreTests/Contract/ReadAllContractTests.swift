@@ -1,0 +1,56 @@
+import EventStore
+import Foundation
+import Testing
+
+@Suite("Event store contract: the global log")
+struct ReadAllContractTests {
+    @Test(arguments: TestDatabases.dialects)
+    func readAllPagesThroughEveryEventOnceInOrder(_ dialect: StorageDialect) async throws {
+        try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
+            var appended: [UUID] = []
+            for index in 0..<25 {
+                let next = event("e", ["i": index])
+                appended.append(next.eventID)
+                _ = try await fixture.store.append(to: "stream-\(index % 4)", next, expectedVersion: .any)
+            }
+            var cursor = EventCursor.start
+            var seen: [RecordedEvent] = []
+            let deadline = ContinuousClock.now + .seconds(30)
+            while seen.count < appended.count && ContinuousClock.now < deadline {
+                let page = try await fixture.store.readAll(after: cursor, limit: 7)
+                #expect(page.events.count <= 7)
+                if page.events.isEmpty {
+                    // PostgreSQL may hold events back while another test's transaction is open.
+                    #expect(page.next == cursor)
+                    try await Task.sleep(for: .milliseconds(10))
+                    continue
+                }
+                #expect(page.next == page.events.last?.cursor)
+                seen += page.events
+                cursor = page.next
+            }
+            #expect(seen.map(\.eventID) == appended)
+            #expect(seen.map(\.cursor) == seen.map(\.cursor).sorted())
+            #expect(try await fixture.store.readAll(after: cursor, limit: 7).events.isEmpty)
+            // The text form round-trips, so HTTP clients can resume from it.
+            #expect(EventCursor(cursor.description) == cursor)
+        }
+    }
+
+    @Test(arguments: TestDatabases.dialects)
+    func anAppendRaisesTheChangeSignal(_ dialect: StorageDialect) async throws {
+        try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
+            let before = fixture.store.changes.generation
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    await fixture.store.changes.wait(after: before, timeout: .seconds(30))
+                }
+                group.addTask {
+                    _ = try await fixture.store.append(to: "s", event(), expectedVersion: .any)
+                }
+                try await group.waitForAll()
+            }
+            #expect(fixture.store.changes.generation > before)
+        }
+    }
+}

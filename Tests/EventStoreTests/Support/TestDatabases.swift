@@ -1,0 +1,178 @@
+import EventStore
+import Foundation
+import Logging
+import PostgresNIO
+import SQLiteNIO
+import Testing
+
+/// Which databases the tests run against, from the environment `scripts/test` sets up.
+///
+/// `SUBLEDGER_TEST_POSTGRES_URL` names a throwaway PostgreSQL server. Without it the PostgreSQL cases are
+/// left out locally, but under `CI=true` they run and fail, so CI can never pass without PostgreSQL.
+enum TestDatabases {
+    static var postgresURL: String? {
+        ProcessInfo.processInfo.environment["SUBLEDGER_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    static var isCI: Bool {
+        ["true", "1"].contains(ProcessInfo.processInfo.environment["CI"]?.lowercased() ?? "")
+    }
+
+    /// The dialects to run contract tests against.
+    static var dialects: [StorageDialect] {
+        postgresURL != nil || isCI ? [.sqlite, .postgres] : [.sqlite]
+    }
+
+    static let logger: Logger = {
+        var logger = Logger(label: "subledger.tests")
+        logger.logLevel = .warning
+        return logger
+    }()
+}
+
+/// A fresh, migrated store for one test, with raw access for tampering tests.
+struct StoreFixture: Sendable {
+    let store: any EventStore
+    let dialect: StorageDialect
+    /// PostgreSQL: the private schema; SQLite: the database file.
+    let location: String
+    let rawPostgres: PostgresClient?
+
+    /// Runs SQL outside the store, as an operator with database access would.
+    func rawExecute(_ sql: String) async throws {
+        switch dialect {
+        case .postgres:
+            guard let rawPostgres else { return }
+            try await rawPostgres.withConnection { connection in
+                _ = try await connection.query(PostgresQuery(unsafeSQL: "SET search_path TO \(location)"), logger: TestDatabases.logger)
+                for statement in sql.split(separator: ";").map({ $0.trimmingCharacters(in: .whitespacesAndNewlines) }) where !statement.isEmpty {
+                    _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: TestDatabases.logger)
+                }
+            }
+        case .sqlite:
+            let connection = try await SQLiteConnection.open(storage: .file(path: location))
+            do {
+                for statement in sql.split(separator: ";").map({ $0.trimmingCharacters(in: .whitespacesAndNewlines) }) where !statement.isEmpty {
+                    _ = try await connection.query(statement)
+                }
+            } catch {
+                try await connection.close()
+                throw error
+            }
+            try await connection.close()
+        }
+    }
+}
+
+/// Runs `body` with a fresh migrated store of `dialect`, its background work running, then cleans up.
+func withFreshStore(
+    _ dialect: StorageDialect,
+    now: @escaping @Sendable () -> Date = { Date() },
+    _ body: @Sendable (StoreFixture) async throws -> Void
+) async throws {
+    switch dialect {
+    case .sqlite:
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("subledger-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("events.sqlite").path
+        let store = try await SQLiteEventStore.open(path: path, logger: TestDatabases.logger, now: now)
+        try await store.migrate()
+        do {
+            try await body(StoreFixture(store: store, dialect: .sqlite, location: path, rawPostgres: nil))
+        } catch {
+            try? await store.shutdown()
+            throw error
+        }
+        try await store.shutdown()
+    case .postgres:
+        guard let url = TestDatabases.postgresURL else {
+            Issue.record("PostgreSQL is required under CI=true: set SUBLEDGER_TEST_POSTGRES_URL (scripts/test starts a throwaway server)")
+            return
+        }
+        try await withPostgresSchema(url: url) { settings, schema, raw in
+            let store = PostgresEventStore(settings: settings, logger: TestDatabases.logger, now: now)
+            try await withRunning(store) {
+                try await store.migrate()
+                try await body(StoreFixture(store: store, dialect: .postgres, location: schema, rawPostgres: raw))
+            }
+        }
+    }
+}
+
+/// Creates a private schema for one test and drops it afterwards.
+func withPostgresSchema(
+    url: String,
+    _ body: @Sendable (PostgresSettings, String, PostgresClient) async throws -> Void
+) async throws {
+    var settings = try PostgresSettings(url: url)
+    let schema = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+    let raw = PostgresClient(
+        configuration: .init(host: settings.host, port: settings.port, username: settings.username,
+                             password: settings.password, database: settings.database, tls: .disable),
+        backgroundLogger: TestDatabases.logger
+    )
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { await raw.run() }
+        defer { group.cancelAll() }
+        _ = try await raw.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA \(schema)"), logger: TestDatabases.logger)
+        settings.searchPath = schema
+        do {
+            try await body(settings, schema, raw)
+        } catch {
+            _ = try? await raw.query(PostgresQuery(unsafeSQL: "DROP SCHEMA \(schema) CASCADE"), logger: TestDatabases.logger)
+            throw error
+        }
+        _ = try await raw.query(PostgresQuery(unsafeSQL: "DROP SCHEMA \(schema) CASCADE"), logger: TestDatabases.logger)
+    }
+}
+
+/// Keeps a store's background work running around `body`.
+func withRunning<T: Sendable>(_ store: any EventStore, _ body: @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { try await store.run() }
+        defer { group.cancelAll() }
+        return try await body()
+    }
+}
+
+/// Builds a test event with a JSON body.
+func event(
+    _ type: String = "test.happened",
+    _ body: [String: any Sendable] = [:],
+    dedupeKey: String? = nil,
+    id: UUID = UUID()
+) -> NewEvent {
+    let data = (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data("{}".utf8)
+    return NewEvent(eventID: id, type: type, data: data, metadata: Data(#"{"source":"test"}"#.utf8), dedupeKey: dedupeKey)
+}
+
+extension Error {
+    /// The store error code, if this is a store error.
+    var storeCode: EventStoreError.Code? { (self as? EventStoreError)?.code }
+}
+
+/// Reads the global log from `cursor` until at least `count` events have been seen or `timeout` passes.
+///
+/// PostgreSQL's reader gate hides events while any older transaction in the cluster is open, and tests
+/// run in parallel, so a test waits for its events instead of expecting them on the first read.
+func readLog(
+    _ store: any EventStore,
+    after cursor: EventCursor = .start,
+    atLeast count: Int,
+    pageSize: Int = 100,
+    timeout: Duration = .seconds(30)
+) async throws -> EventPage {
+    var events: [RecordedEvent] = []
+    var next = cursor
+    let deadline = ContinuousClock.now + timeout
+    while true {
+        let page = try await store.readAll(after: next, limit: pageSize)
+        events += page.events
+        next = page.next
+        if events.count >= count && page.events.isEmpty { break }
+        if ContinuousClock.now >= deadline { break }
+        if page.events.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+    }
+    return EventPage(events: events, next: next)
+}

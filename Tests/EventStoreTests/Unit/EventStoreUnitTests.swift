@@ -1,0 +1,176 @@
+@testable import EventStore
+import Foundation
+import Testing
+
+@Suite("Event store building blocks")
+struct EventStoreUnitTests {
+    @Test func canonicalJSONSortsKeysAndDropsWhiteSpaceWhateverTheInputLayout() throws {
+        let a = try CanonicalJSON.canonicalize(Data(#"{ "b": 1, "a": {"y": [1, 2], "x": "\u00e9\/"} }"#.utf8))
+        let b = try CanonicalJSON.canonicalize(Data(#"{"a":{"x":"é/","y":[1,2]},"b":1}"#.utf8))
+        #expect(a == b)
+        #expect(String(decoding: a, as: UTF8.self) == #"{"a":{"x":"é/","y":[1,2]},"b":1}"#)
+        #expect(try CanonicalJSON.canonicalize(a) == a)
+    }
+
+    @Test(arguments: ["", "nope", "[1]", "\"text\"", "{\"a\":"])
+    func canonicalJSONRejectsWhatIsNotAnObject(_ text: String) {
+        #expect(throws: EventStoreError.self) { try CanonicalJSON.canonicalize(Data(text.utf8)) }
+    }
+
+    @Test func hashChainsDependOnEveryField() {
+        let base = EventHasher.Fields(
+            eventID: UUID(), streamID: "s", streamVersion: 1, type: "t", schemaVersion: 1,
+            recordedAtMicros: 1, dedupeKey: nil, canonicalData: Data("{}".utf8), canonicalMetadata: Data("{}".utf8)
+        )
+        let reference = EventHasher.hash(previous: EventHasher.genesis, base)
+        var variants: [EventHasher.Fields] = []
+        var changed = base; changed.streamID = "s2"; variants.append(changed)
+        changed = base; changed.streamVersion = 2; variants.append(changed)
+        changed = base; changed.type = "u"; variants.append(changed)
+        changed = base; changed.schemaVersion = 2; variants.append(changed)
+        changed = base; changed.recordedAtMicros = 2; variants.append(changed)
+        changed = base; changed.dedupeKey = ""; variants.append(changed)
+        changed = base; changed.canonicalData = Data(#"{"a":1}"#.utf8); variants.append(changed)
+        changed = base; changed.canonicalMetadata = Data(#"{"a":1}"#.utf8); variants.append(changed)
+        for variant in variants {
+            #expect(EventHasher.hash(previous: EventHasher.genesis, variant) != reference)
+        }
+        #expect(EventHasher.hash(previous: Data(repeating: 1, count: 32), base) != reference)
+        #expect(EventHasher.hash(previous: EventHasher.genesis, base) == reference)
+    }
+
+    @Test func cursorsRoundTripThroughTextAndOrderByTransactionThenPosition() {
+        let cursor = EventCursor(transaction: 900, position: 12)
+        #expect(EventCursor(cursor.description) == cursor)
+        #expect(EventCursor("42") == EventCursor(transaction: 0, position: 42))
+        #expect(EventCursor(transaction: 1, position: 99) < EventCursor(transaction: 2, position: 1))
+        for bad in ["", "-", "a-1", "1-b", "1-2-3", "-5"] {
+            #expect(EventCursor(bad) == nil, "\(bad) should not parse")
+        }
+    }
+
+    @Test func databaseURLsParseBothDialectsAndNameWhatIsWrong() throws {
+        #expect(try DatabaseURL("sqlite:data/ledger.sqlite") == .sqlite(path: "data/ledger.sqlite"))
+        guard case .postgres(let settings) = try DatabaseURL("postgres://app:s%40cret@db.local:6432/ledger?pool_size=4&sslmode=require") else {
+            Issue.record("not parsed as postgres")
+            return
+        }
+        #expect(settings.host == "db.local")
+        #expect(settings.port == 6432)
+        #expect(settings.username == "app")
+        #expect(settings.password == "s@cret")
+        #expect(settings.database == "ledger")
+        #expect(settings.poolSize == 4)
+        #expect(settings.tls == .require)
+        #expect(!settings.description.contains("cret"))
+        for bad in ["mysql://x", "sqlite:", "postgres://h/db?pool_size=0", "postgres://h/db?colour=blue", "postgres://h/db?sslmode=maybe"] {
+            #expect(throws: EventStoreError.self, "\(bad)") { try DatabaseURL(bad) }
+        }
+    }
+
+    @Test func scriptSplitterKeepsTriggerBodiesWhole() {
+        let script = """
+            -- comment
+            CREATE TABLE a (x INTEGER);
+            CREATE TRIGGER t BEFORE UPDATE ON a
+            BEGIN
+                SELECT RAISE(ABORT, 'no');
+            END;
+            CREATE INDEX i ON a (x);
+            """
+        let statements = SQLScriptSplitter.statements(in: script)
+        #expect(statements.count == 3)
+        #expect(statements[1].contains("RAISE(ABORT, 'no');"))
+        #expect(statements[1].hasSuffix("END;"))
+    }
+
+    @Test func shippedMigrationsAreNumberedFromOneWithoutGaps() throws {
+        for dialect in StorageDialect.allCases {
+            let migrations = try MigrationCatalog.migrations(for: dialect)
+            #expect(!migrations.isEmpty)
+            #expect(migrations.map(\.version) == Array(1...migrations.count))
+        }
+    }
+
+    @Test func pendingMigrationsRejectEditedAndUnknownOnes() throws {
+        let one = try Migration(name: "0001_a.sql", sql: "CREATE TABLE a (x int);")
+        let two = try Migration(name: "0002_b.sql", sql: "CREATE TABLE b (x int);")
+        let applied = AppliedMigration(version: 1, name: one.name, checksum: one.checksum)
+        #expect(try MigrationCatalog.pending(shipped: [one, two], applied: [applied]) == [two])
+        #expect(throws: EventStoreError.self) {
+            try MigrationCatalog.pending(shipped: [one, two], applied: [AppliedMigration(version: 1, name: one.name, checksum: "x")])
+        }
+        #expect(throws: EventStoreError.self) {
+            try MigrationCatalog.pending(shipped: [one], applied: [applied, AppliedMigration(version: 2, name: two.name, checksum: two.checksum)])
+        }
+        #expect(throws: EventStoreError.self) { try Migration(name: "add_things.sql", sql: "") }
+    }
+
+    @Test func appendPlanChecksTheVersionOnlyWhenSomethingIsNew() throws {
+        let prepared = try PreparedEvent(NewEvent(type: "t", data: Data("{}".utf8), dedupeKey: "k"))
+        let existing = AppendedEvent(eventID: UUID(), position: 3, streamID: "s", streamVersion: 1, isDuplicate: true)
+        let head = StreamHead(version: 4, hash: Data(repeating: 7, count: 32))
+        let duplicate = try AppendPlan(stream: "s", events: [prepared], expected: .exact(1), head: head, duplicates: ["k": existing], recordedAtMicros: 0)
+        #expect(duplicate.rows.isEmpty)
+        #expect(duplicate.result(positions: []).events == [existing])
+        #expect(throws: EventStoreError.self) {
+            try AppendPlan(stream: "s", events: [prepared], expected: .exact(1), head: head, duplicates: [:], recordedAtMicros: 0)
+        }
+        let fresh = try AppendPlan(stream: "s", events: [prepared], expected: .exact(4), head: head, duplicates: [:], recordedAtMicros: 0)
+        #expect(fresh.newHead.version == 5)
+        #expect(fresh.rows.first?.hash == fresh.newHead.hash)
+    }
+
+    @Test func changeSignalWakesWaitersAndTimesOut() async {
+        let signal = ChangeSignal()
+        let start = ContinuousClock.now
+        await signal.wait(after: signal.generation, timeout: .milliseconds(50))
+        #expect(ContinuousClock.now - start >= .milliseconds(50))
+
+        let generation = signal.generation
+        signal.notify()
+        // A signal raised before the wait is not lost.
+        let early = ContinuousClock.now
+        await signal.wait(after: generation, timeout: .seconds(30))
+        #expect(ContinuousClock.now - early < .seconds(5))
+
+        let current = signal.generation
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await signal.wait(after: current, timeout: .seconds(30)) }
+            group.addTask {
+                try? await Task.sleep(for: .milliseconds(20))
+                signal.notify()
+            }
+        }
+        #expect(signal.generation == current + 1)
+    }
+}
+
+@Suite("Migration scripts")
+struct MigrationScriptTests {
+    @Test func splitterKeepsDollarQuotedFunctionBodiesWhole() {
+        let script = """
+            CREATE TABLE a (x int);
+            CREATE FUNCTION f() RETURNS trigger
+            LANGUAGE plpgsql AS $$
+            BEGIN
+                RAISE EXCEPTION 'no';
+            END
+            $$;
+            CREATE TRIGGER t BEFORE UPDATE ON a
+                FOR EACH ROW EXECUTE FUNCTION f();
+            """
+        let statements = SQLScriptSplitter.statements(in: script)
+        #expect(statements.count == 3)
+        #expect(statements[1].hasSuffix("$$;"))
+        #expect(statements[2].hasSuffix("f();"))
+    }
+
+    @Test func shippedMigrationsSplitIntoTheExpectedStatementCounts() throws {
+        let postgres = try MigrationCatalog.migrations(for: .postgres)[0]
+        let sqlite = try MigrationCatalog.migrations(for: .sqlite)[0]
+        // Tables, index, functions and triggers as written in 0001_events.sql.
+        #expect(SQLScriptSplitter.statements(in: postgres.sql).count == 10)
+        #expect(SQLScriptSplitter.statements(in: sqlite.sql).count == 6)
+    }
+}

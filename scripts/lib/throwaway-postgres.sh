@@ -1,0 +1,73 @@
+# Sourced by scripts/test and scripts/bench: starts a throwaway PostgreSQL server.
+#
+# start_throwaway_postgres: initdb in a temp dir, start on a free loopback port, create database
+# subledger_test, export SUBLEDGER_TEST_POSTGRES_URL, PG_BIN and PG_PORT, and stop it on exit.
+# On Debian, as root, a missing initdb is installed with apt-get. Returns 1 if PostgreSQL is unavailable.
+
+pg_log() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
+
+find_pg_bin() {
+  if command -v initdb >/dev/null 2>&1; then dirname "$(readlink -f "$(command -v initdb)")"; return 0; fi
+  local candidate
+  candidate=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)
+  if [ -n "$candidate" ] && [ -x "$candidate/initdb" ]; then echo "$candidate"; return 0; fi
+  return 1
+}
+
+install_postgres() {
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    pg_log "initdb not found: installing postgresql with apt-get"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql postgresql-contrib >/dev/null
+  fi
+}
+
+free_port() {
+  python3 - <<'PY' 2>/dev/null || echo $((20000 + RANDOM % 20000))
+import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])
+s.close()
+PY
+}
+
+run_pg() {
+  if [ "$(id -u)" = "0" ]; then
+    # initdb refuses to run as root; use the postgres account the Debian package creates.
+    runuser -u postgres -- "$@"
+  else
+    "$@"
+  fi
+}
+
+stop_throwaway_postgres() {
+  if [ -n "${PG_DATA_ROOT:-}" ]; then
+    run_pg "$PG_BIN/pg_ctl" -D "$PG_DATA_ROOT/data" -m fast stop >/dev/null 2>&1 || true
+    rm -rf "$PG_DATA_ROOT"
+    PG_DATA_ROOT=
+  fi
+}
+
+start_throwaway_postgres() {
+  PG_BIN=$(find_pg_bin || { install_postgres; find_pg_bin; } || true)
+  if [ -z "$PG_BIN" ]; then
+    return 1
+  fi
+  PG_DATA_ROOT=$(mktemp -d /tmp/subledger-pg.XXXXXX)
+  if [ "$(id -u)" = "0" ]; then
+    id postgres >/dev/null 2>&1 || useradd --system --no-create-home postgres
+    chown postgres "$PG_DATA_ROOT"
+  fi
+  trap stop_throwaway_postgres EXIT
+  PG_PORT=$(free_port)
+  run_pg "$PG_BIN/initdb" -D "$PG_DATA_ROOT/data" -U subledger --auth=trust -E UTF8 --no-locale \
+    >"$PG_DATA_ROOT/initdb.log" 2>&1 || { cat "$PG_DATA_ROOT/initdb.log" >&2; return 1; }
+  run_pg "$PG_BIN/pg_ctl" -D "$PG_DATA_ROOT/data" -l "$PG_DATA_ROOT/server.log" -w \
+    -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $PG_DATA_ROOT -c max_connections=200" start >/dev/null \
+    || { cat "$PG_DATA_ROOT/server.log" >&2; return 1; }
+  run_pg "$PG_BIN/createdb" -h 127.0.0.1 -p "$PG_PORT" -U subledger subledger_test
+  export PG_BIN PG_PORT
+  export SUBLEDGER_TEST_POSTGRES_URL="postgres://subledger@127.0.0.1:$PG_PORT/subledger_test"
+  pg_log "PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $3}') on 127.0.0.1:$PG_PORT"
+}
