@@ -1,0 +1,38 @@
+import ArgumentParser
+import EventStore
+import Foundation
+import Logging
+
+/// `subledger audit verify`: walks every stream's hash chain and reports the first broken link of each.
+///
+/// Exit status 0 when every chain is intact, 1 when any link is broken.
+struct AuditVerifyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Recompute every stream's hash chain and report broken links (exit 1 if any)."
+    )
+
+    @OptionGroup var options: ConfigOptions
+
+    func run() async throws {
+        let configuration = try options.load()
+        let logger = ProcessLogger.make(level: configuration.logLevel)
+        let progress = ProgressPrinter(label: "audit")
+        let report = try await StoreRunner.withStore(configuration.database, logger: logger) { store in
+            try await store.audit { step in
+                progress.update(done: step.events, total: step.totalEvents, unit: "events")
+            }
+        }
+        progress.finish()
+        print("checked \(report.events) events in \(report.streams) streams")
+        if report.isIntact {
+            print("all hash chains are intact")
+            return
+        }
+        for chainBreak in report.breaks {
+            printError("broken link: \(chainBreak)")
+        }
+        printError("\(report.breaks.count) stream(s) have a broken hash chain")
+        throw ExitCode(1)
+    }
+}

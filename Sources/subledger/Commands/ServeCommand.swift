@@ -1,0 +1,66 @@
+import ArgumentParser
+import Foundation
+import EventStore
+import Hummingbird
+import LedgerHTTP
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+/// `subledger serve`: runs the HTTP service until SIGINT or SIGTERM, then shuts down gracefully.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the HTTP service (embedded SQLite by default: no set-up needed)."
+    )
+
+    @OptionGroup var options: ConfigOptions
+
+    @Flag(name: .long, help: "Do not apply pending migrations at start (overrides database.migrate_on_start).")
+    var noMigrate = false
+
+    func run() async throws {
+        var configuration = try options.load()
+        if noMigrate { configuration.migrateOnStart = false }
+        let logger = ProcessLogger.make(level: configuration.logLevel)
+        let host = configuration.httpHost
+        try await Self.serve(configuration, logger: logger) { port in
+            // A machine-readable line so scripts (and tests) can find a port chosen with port 0.
+            // Written unbuffered: a pipe reader must see it at once.
+            FileHandle.standardOutput.write(Data("subledger listening on http://\(host):\(port)\n".utf8))
+        }
+    }
+
+    /// Opens the store, applies migrations if asked, and serves HTTP until the task is cancelled or a
+    /// shutdown signal arrives. The HTTP server is the last service, so it stops first.
+    static func serve(
+        _ configuration: SubledgerConfiguration,
+        logger: Logger,
+        signals: [UnixSignal] = [.sigterm, .sigint],
+        onServerRunning: (@Sendable (Int) async -> Void)? = nil
+    ) async throws {
+        let store = try await EventStoreFactory.open(configuration.database, logger: logger)
+        var app = LedgerApplication.make(
+            settings: .init(host: configuration.httpHost, port: configuration.httpPort),
+            store: store,
+            logger: logger,
+            onServerRunning: onServerRunning
+        )
+        if configuration.migrateOnStart {
+            app.beforeServerStarts {
+                let applied = try await store.migrate()
+                if !applied.isEmpty {
+                    logger.info("migrations applied", metadata: ["count": "\(applied.count)", "database": "\(configuration.database)"])
+                }
+            }
+        }
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: EventStoreService(store: store)), .init(service: app)],
+                gracefulShutdownSignals: signals,
+                logger: logger
+            )
+        )
+        try await group.run()
+    }
+}

@@ -1,0 +1,12 @@
+import ArgumentParser
+
+/// The `subledger` command: an event-sourced ledger for App Store subscriptions.
+@main
+struct Subledger: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "subledger",
+        abstract: "A self-hosted, event-sourced ledger for App Store subscriptions.",
+        subcommands: [ServeCommand.self, MigrateCommand.self, AuditCommand.self, VerifyCommand.self],
+        defaultSubcommand: nil
+    )
+}

@@ -1,0 +1,120 @@
+import Foundation
+import Yams
+
+/// Loads `SubledgerConfiguration` from one YAML file plus `SUBLEDGER_*` environment overrides.
+///
+/// Unknown keys and bad values fail at start with a message naming the key, so a typo never silently
+/// falls back to a default. Secrets are never read from the file (later settings name environment
+/// variables instead). swift-configuration reads scalars well but cannot reject unknown keys, so the file
+/// is checked against `ConfigurationKey.all` here.
+struct ConfigurationLoader {
+    /// The file read when `--config` is not given, if it exists.
+    static let defaultPath = "subledger.yaml"
+
+    var environment: [String: String]
+
+    init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.environment = environment
+    }
+
+    /// Loads from `path` (must exist) or, if nil, from `subledger.yaml` when present.
+    func load(path: String?) throws -> SubledgerConfiguration {
+        var yaml: String?
+        if let path {
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw ConfigurationError(key: "--config", message: "file \(path) does not exist")
+            }
+            yaml = try String(contentsOfFile: path, encoding: .utf8)
+        } else if FileManager.default.fileExists(atPath: Self.defaultPath) {
+            yaml = try String(contentsOfFile: Self.defaultPath, encoding: .utf8)
+        }
+        return try load(yaml: yaml ?? "")
+    }
+
+    /// Loads from YAML text and the environment.
+    func load(yaml: String) throws -> SubledgerConfiguration {
+        var values = try Self.flatten(yaml: yaml)
+        // Where each value came from, so an error names the environment variable when it is at fault.
+        var sources = Dictionary(uniqueKeysWithValues: values.keys.map { ($0, $0) })
+        let keys = Dictionary(uniqueKeysWithValues: ConfigurationKey.all.map { ($0.path, $0) })
+        for path in values.keys.sorted() where keys[path] == nil {
+            throw ConfigurationError(key: path, message: "unknown key; known keys: \(keys.keys.sorted().joined(separator: ", "))")
+        }
+        let byEnvironmentName = Dictionary(uniqueKeysWithValues: ConfigurationKey.all.map { ($0.environmentName, $0) })
+        for (name, value) in environment where name.hasPrefix("SUBLEDGER_") && !name.hasPrefix("SUBLEDGER_TEST_") {
+            guard let key = byEnvironmentName[name] else {
+                throw ConfigurationError(
+                    key: name,
+                    message: "unknown environment override; known: \(byEnvironmentName.keys.sorted().joined(separator: ", "))"
+                )
+            }
+            values[key.path] = value
+            sources[key.path] = name
+        }
+        for (path, value) in values {
+            guard let key = keys[path] else { continue }
+            values[path] = try Self.validate(value, for: key, source: sources[path] ?? path)
+        }
+        return try SubledgerConfiguration(values: values)
+    }
+
+    /// Checks a value against its key's kind and returns its normal form.
+    static func validate(_ value: String, for key: ConfigurationKey, source: String) throws -> String {
+        switch key.kind {
+        case .string:
+            guard !value.isEmpty else { throw ConfigurationError(key: source, message: "must not be empty") }
+            return value
+        case .integer(let range):
+            guard let number = Int(value), range.contains(number) else {
+                throw ConfigurationError(key: source, message: "must be a whole number from \(range.lowerBound) to \(range.upperBound) (got \(value))")
+            }
+            return String(number)
+        case .boolean:
+            switch value.lowercased() {
+            case "true", "yes", "on", "1": return "true"
+            case "false", "no", "off", "0": return "false"
+            default: throw ConfigurationError(key: source, message: "must be true or false (got \(value))")
+            }
+        case .choice(let choices):
+            guard choices.contains(value) else {
+                throw ConfigurationError(key: source, message: "must be one of \(choices.joined(separator: ", ")) (got \(value))")
+            }
+            return value
+        }
+    }
+
+    /// Turns nested YAML mappings into dotted keys with scalar text values.
+    static func flatten(yaml: String) throws -> [String: String] {
+        let node: Node?
+        do {
+            node = try Yams.compose(yaml: yaml)
+        } catch {
+            throw ConfigurationError(key: "(file)", message: "not valid YAML: \(error)")
+        }
+        guard let node else { return [:] }
+        guard case .mapping = node else {
+            throw ConfigurationError(key: "(file)", message: "the top level must be a mapping of keys")
+        }
+        var values: [String: String] = [:]
+        try flatten(node, prefix: "", into: &values)
+        return values
+    }
+
+    private static func flatten(_ node: Node, prefix: String, into values: inout [String: String]) throws {
+        switch node {
+        case .mapping(let mapping):
+            for (keyNode, valueNode) in mapping {
+                guard let key = keyNode.string else {
+                    throw ConfigurationError(key: prefix.isEmpty ? "(file)" : prefix, message: "keys must be strings")
+                }
+                try flatten(valueNode, prefix: prefix.isEmpty ? key : "\(prefix).\(key)", into: &values)
+            }
+        case .scalar(let scalar):
+            values[prefix] = scalar.string
+        case .sequence:
+            throw ConfigurationError(key: prefix, message: "expected a single value, not a list")
+        case .alias:
+            throw ConfigurationError(key: prefix, message: "YAML aliases are not supported")
+        }
+    }
+}

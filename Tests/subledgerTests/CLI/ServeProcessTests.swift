@@ -1,0 +1,93 @@
+import EventStore
+import Foundation
+import SQLiteNIO
+import Testing
+
+/// The README's first command, end to end: `subledger serve` on a fresh directory with no set-up.
+@Suite("subledger serve, migrate and audit as real processes")
+struct ServeProcessTests {
+    @Test func serveOnAFreshDirectoryAnswersHealthCreatesTheSQLiteFileAndStopsOnSIGTERM() async throws {
+        try await withTemporaryDirectory { directory in
+            let server = try SubledgerProcess(["serve"], in: directory, environment: ["SUBLEDGER_HTTP_PORT": "0"])
+            let port = try await server.waitForPort()
+            let health = try await httpGet("http://127.0.0.1:\(port)/health")
+            #expect(health.status == 200)
+            #expect(health.body.contains(#""status":"ok""#))
+            let ready = try await httpGet("http://127.0.0.1:\(port)/ready")
+            #expect(ready.status == 200)
+            #expect(ready.body.contains(#""database":"sqlite""#))
+            #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("subledger.sqlite").path))
+
+            server.signal(SIGTERM)
+            #expect(try await server.waitForExit() == 0)
+        }
+    }
+
+    @Test func serveRefusesABadConfigurationNamingTheKey() async throws {
+        try await withTemporaryDirectory { directory in
+            try "http:\n  prot: 8080\n".write(to: directory.appendingPathComponent("subledger.yaml"), atomically: true, encoding: .utf8)
+            let result = try await SubledgerProcess.run(["serve"], in: directory)
+            #expect(result.status != 0)
+            #expect(result.stderr.contains("http.prot"))
+            #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("subledger.sqlite").path))
+        }
+    }
+
+    @Test func migrateThenAuditVerifyPassesAndFailsAfterTampering() async throws {
+        try await withTemporaryDirectory { directory in
+            let migrate = try await SubledgerProcess.run(["migrate"], in: directory)
+            #expect(migrate.status == 0)
+            #expect(migrate.stdout.contains("applied 0001_events.sql"))
+            let again = try await SubledgerProcess.run(["migrate"], in: directory)
+            #expect(again.stdout.contains("up to date"))
+
+            let path = directory.appendingPathComponent("subledger.sqlite").path
+            let store = try await SQLiteEventStore.open(path: path)
+            _ = try await store.append(to: "subscription-1", [
+                NewEvent(type: "t", data: Data(#"{"n":1}"#.utf8)),
+                NewEvent(type: "t", data: Data(#"{"n":2}"#.utf8)),
+            ], expectedVersion: .any)
+            try await store.shutdown()
+
+            let clean = try await SubledgerProcess.run(["audit", "verify"], in: directory)
+            #expect(clean.status == 0)
+            #expect(clean.stdout.contains("checked 2 events in 1 streams"))
+
+            let raw = try await SQLiteConnection.open(storage: .file(path: path))
+            _ = try await raw.query("DROP TRIGGER events_immutable_update")
+            _ = try await raw.query(#"UPDATE events SET data = '{"n":20}' WHERE stream_version = 2"#)
+            try await raw.close()
+
+            let broken = try await SubledgerProcess.run(["audit", "verify"], in: directory)
+            #expect(broken.status == 1)
+            #expect(broken.stderr.contains("stream subscription-1 version 2"))
+            #expect(broken.stderr.contains("hash_mismatch"))
+        }
+    }
+
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["SUBLEDGER_TEST_POSTGRES_URL"] != nil || ProcessInfo.processInfo.environment["CI"] == "true"))
+    func serveOnPostgreSQLMigratesAndIsReady() async throws {
+        guard let url = ProcessInfo.processInfo.environment["SUBLEDGER_TEST_POSTGRES_URL"] else {
+            Issue.record("PostgreSQL is required under CI=true: set SUBLEDGER_TEST_POSTGRES_URL (scripts/test does)")
+            return
+        }
+        // A private database, so this test's migration does not meet another's.
+        let database = "serve_\(UUID().uuidString.prefix(8).lowercased())"
+        try await PostgresAdmin.createDatabase(database, url: url)
+        let databaseURL = url.replacingOccurrences(of: "/subledger_test", with: "/\(database)")
+        try await withTemporaryDirectory { directory in
+            let server = try SubledgerProcess(["serve"], in: directory, environment: [
+                "SUBLEDGER_HTTP_PORT": "0", "SUBLEDGER_DATABASE_URL": databaseURL,
+            ])
+            let port = try await server.waitForPort()
+            let ready = try await httpGet("http://127.0.0.1:\(port)/ready")
+            #expect(ready.status == 200)
+            #expect(ready.body.contains(#""database":"postgres""#))
+            server.signal(SIGINT)
+            #expect(try await server.waitForExit() == 0)
+            let audit = try await SubledgerProcess.run(["audit", "verify"], in: directory, environment: ["SUBLEDGER_DATABASE_URL": databaseURL])
+            #expect(audit.status == 0)
+            #expect(audit.stdout.contains("checked 0 events"))
+        }
+    }
+}

@@ -1,0 +1,20 @@
+import EventStore
+import Logging
+import PostgresNIO
+
+/// Creates throwaway databases on the test server.
+enum PostgresAdmin {
+    static func createDatabase(_ name: String, url: String) async throws {
+        let settings = try PostgresSettings(url: url)
+        let client = PostgresClient(
+            configuration: .init(host: settings.host, port: settings.port, username: settings.username,
+                                 password: settings.password, database: settings.database, tls: .disable),
+            backgroundLogger: Logger(label: "subledger.tests")
+        )
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            _ = try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"))
+        }
+    }
+}
