@@ -68,6 +68,7 @@ let package = Package(
             dependencies: [
                 "EventStore", "AppStore",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .target(
@@ -122,6 +123,13 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
             resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "LedgerTests",
+            dependencies: [
+                "Ledger", "EventStore", "AppStore", "AppStoreTesting",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "subledgerTests",

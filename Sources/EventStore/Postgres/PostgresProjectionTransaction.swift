@@ -27,6 +27,12 @@ struct PostgresProjectionTransaction: ProjectionTransaction {
         _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.putDocument, binds: binds), logger: logger)
     }
 
+    func lock(model: String, key: String) async throws {
+        var binds = PostgresBindings()
+        binds.append("\(model)/\(key)")
+        _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.lockDocument, binds: binds), logger: logger)
+    }
+
     func deleteDocument(model: String, key: String) async throws {
         var binds = PostgresBindings()
         binds.append(model)

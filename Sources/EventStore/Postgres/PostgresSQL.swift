@@ -69,6 +69,9 @@ enum PostgresSQL {
 
     static let deleteDocument = "DELETE FROM projections WHERE model = $1 AND key = $2"
 
+    /// A transaction-scoped advisory lock named by a document's model and key.
+    static let lockDocument = "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))"
+
     /// Walks events stream by stream with each stream's head, for the hash-chain audit.
     static let chainPage = """
         SELECT \(eventColumns), s.version, s.head_hash

@@ -11,4 +11,7 @@ public protocol ProjectionTransaction: Sendable {
     func putDocument(model: String, key: String, data: Data) async throws
     /// Removes a document if it exists.
     func deleteDocument(model: String, key: String) async throws
+    /// Holds an exclusive lock on `(model, key)` until the transaction ends, so two transactions that
+    /// read, change and write the same document (from different streams) cannot lose an update.
+    func lock(model: String, key: String) async throws
 }

@@ -51,8 +51,11 @@ public final class SQLiteEventStore: EventStore {
 
     public func shutdown() async throws {
         try await gate.withExclusiveAccess {
-            try await self.reader.close()
-            try await self.writer.close()
+            // Close both even if the first fails: sqlite-nio asserts every connection is closed.
+            var failure: (any Error)?
+            do { try await self.reader.close() } catch { failure = error }
+            do { try await self.writer.close() } catch { failure = failure ?? error }
+            if let failure { throw failure }
         }
     }
 

@@ -14,6 +14,9 @@ struct SQLiteProjectionTransaction: ProjectionTransaction {
         _ = try await connection.query(SQLiteSQL.putDocument, [.text(model), .text(key), .text(String(decoding: data, as: UTF8.self))])
     }
 
+    /// SQLite runs one write transaction at a time, so every document is already exclusive.
+    func lock(model: String, key: String) async throws {}
+
     func deleteDocument(model: String, key: String) async throws {
         _ = try await connection.query(SQLiteSQL.deleteDocument, [.text(model), .text(key)])
     }

@@ -1,0 +1,100 @@
+import Foundation
+
+/// Decides a user's entitlements at a moment from their chains and grants: a pure function.
+public struct EntitlementEvaluator: Sendable {
+    public let catalog: ProductCatalog
+    /// Whether sandbox chains grant entitlements (default yes, so App Review works).
+    public let sandboxGrants: Bool
+
+    /// Creates an evaluator.
+    public init(catalog: ProductCatalog, sandboxGrants: Bool = true) {
+        self.catalog = catalog
+        self.sandboxGrants = sandboxGrants
+    }
+
+    /// Evaluates every chain and grant of `user` at `date`.
+    public func evaluate(
+        user: UserState,
+        chains: [ChainState],
+        at date: Date,
+        asOf: Date? = nil,
+        position: Int64
+    ) -> UserEntitlements {
+        let at = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        let chainEvaluator = ChainEvaluator(catalog: catalog)
+        var subscriptions: [ChainEvaluation] = []
+        var candidates: [String: [EntitlementStatus]] = [:]
+        for chain in chains {
+            guard let evaluation = chainEvaluator.evaluate(chain, at: date) else { continue }
+            subscriptions.append(evaluation)
+            let grants = evaluation.environment != "Sandbox" || sandboxGrants
+            let current = Set(catalog.entitlements(of: evaluation.productId))
+            // Entitlements once granted by an older product of the chain are listed, inactive.
+            var ever = current
+            for transaction in chain.transactions.values {
+                ever.formUnion(catalog.entitlements(of: transaction.value.productId))
+            }
+            for id in ever {
+                let granting = current.contains(id) && grants
+                let active = granting && evaluation.hasAccess
+                candidates[id, default: []].append(EntitlementStatus(
+                    id: id,
+                    active: active,
+                    status: granting ? evaluation.status.rawValue : ChainStatus.expired.rawValue,
+                    productId: evaluation.productId,
+                    expiresAt: evaluation.expiresAt,
+                    gracePeriodExpiresAt: evaluation.gracePeriodExpiresAt,
+                    willRenew: evaluation.willRenew,
+                    renewsToProductId: evaluation.renewsToProductId,
+                    originalTransactionId: evaluation.originalTransactionId,
+                    environment: evaluation.environment,
+                    ownership: evaluation.ownership,
+                    purchasedAt: evaluation.purchasedAt,
+                    revokedAt: evaluation.revokedAt,
+                    revocationReason: evaluation.revocationReason,
+                    source: .appStore
+                ))
+            }
+        }
+        for record in user.grants.values {
+            let grant = record.grant
+            // A grant counts from when it was made until its end date or its revoke.
+            let started = grant.at <= at
+            let ended = (grant.expiresAt.map { $0 <= at } ?? false) || (record.revokedAt.map { $0 <= at } ?? false)
+            guard started else { continue }
+            candidates[grant.entitlement, default: []].append(EntitlementStatus(
+                id: grant.entitlement,
+                active: !ended,
+                status: ended ? ChainStatus.expired.rawValue : ChainStatus.active.rawValue,
+                productId: nil,
+                expiresAt: grant.expiresAt.map(ChainEvaluator.date),
+                gracePeriodExpiresAt: nil,
+                willRenew: false,
+                renewsToProductId: nil,
+                originalTransactionId: nil,
+                environment: nil,
+                ownership: nil,
+                purchasedAt: ChainEvaluator.date(grant.at),
+                revokedAt: record.revokedAt.map(ChainEvaluator.date),
+                revocationReason: nil,
+                source: .grant
+            ))
+        }
+        let entitlements = candidates.keys.sorted().compactMap { id in
+            candidates[id]?.max(by: Self.reportsBefore)
+        }
+        subscriptions.sort { $0.originalTransactionId < $1.originalTransactionId }
+        return UserEntitlements(
+            userId: user.userId, evaluatedAt: date, asOf: asOf,
+            entitlements: entitlements, subscriptions: subscriptions, position: position
+        )
+    }
+
+    /// Orders candidates so `max` picks the one to report: active first, then the latest expiry (no
+    /// expiry, a lifetime purchase, counts as latest), then deterministic ids.
+    static func reportsBefore(_ lhs: EntitlementStatus, _ rhs: EntitlementStatus) -> Bool {
+        let left = (lhs.active ? 1 : 0, lhs.expiresAt?.timeIntervalSince1970 ?? .infinity, lhs.originalTransactionId ?? "", lhs.source.rawValue)
+        let right = (rhs.active ? 1 : 0, rhs.expiresAt?.timeIntervalSince1970 ?? .infinity, rhs.originalTransactionId ?? "", rhs.source.rawValue)
+        return left < right
+    }
+}

@@ -1,0 +1,37 @@
+/// A typed failure of a ledger use case, with a stable snake_case code the HTTP layer returns as is.
+///
+/// Verification failures keep `AppStoreError`'s own codes; store failures keep `EventStoreError`'s.
+public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var code: Code
+    public var message: String
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code): \(message)" }
+
+    /// A stable identifier for a kind of failure.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: String
+        private init(_ rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// The request body is not what the endpoint takes.
+        public static let malformedBody = Code("malformed_body")
+        /// A V1 notification's password is not the app's shared secret.
+        public static let invalidPassword = Code("invalid_password")
+        /// The input names an app that is not configured.
+        public static let unknownApp = Code("unknown_app")
+        /// Under the `keep` policy another user already owns the chain.
+        public static let linkConflict = Code("link_conflict")
+        /// The chain or user does not exist.
+        public static let notFound = Code("not_found")
+        /// verifyReceipt answered with a status that means the receipt is bad.
+        public static let invalidReceipt = Code("invalid_receipt")
+        /// No receipt validator is configured.
+        public static let receiptValidationUnavailable = Code("receipt_validation_unavailable")
+    }
+}

@@ -1,0 +1,46 @@
+/// The fold state of one user: the chains they own and their manual grants.
+///
+/// Built from the user's own stream (`user.linked`, `user.unlinked`, `entitlement.*`), applying the
+/// outcomes recorded at ingestion.
+public struct UserState: Codable, Hashable, Sendable {
+    /// A grant and, once revoked, when.
+    public struct Grant: Codable, Hashable, Sendable {
+        public var grant: ManualGrant
+        public var revokedAt: Int64?
+    }
+
+    public var userId: String
+    /// Owned chains, by original transaction id, with when each was linked (Unix milliseconds).
+    public var chains: [String: Int64]
+    /// Manual grants by grant id.
+    public var grants: [String: Grant]
+
+    /// A user with nothing.
+    public init(userId: String) {
+        self.userId = userId
+        self.chains = [:]
+        self.grants = [:]
+    }
+
+    /// Applies a link record from this user's stream.
+    public mutating func apply(_ link: UserLink, at: Int64) {
+        switch link.outcome {
+        case .linked, .transferred:
+            if chains[link.originalTransactionId] == nil { chains[link.originalTransactionId] = at }
+        case .unlinked:
+            chains[link.originalTransactionId] = nil
+        case .rejected:
+            break
+        }
+    }
+
+    /// Applies a grant.
+    public mutating func grant(_ grant: ManualGrant) {
+        grants[grant.grantId] = Grant(grant: grant, revokedAt: nil)
+    }
+
+    /// Applies a revoke of an earlier grant (ignored if the grant is unknown).
+    public mutating func revoke(_ revoke: ManualGrant) {
+        grants[revoke.grantId]?.revokedAt = revoke.at
+    }
+}

@@ -1,0 +1,31 @@
+import AppStore
+import Foundation
+
+/// The metadata stored with each event: when and where it arrived and how it was verified.
+struct EventMetadata: Codable, Sendable {
+    struct Verification: Codable, Sendable {
+        var leafFingerprint: String?
+        var effectiveTime: Int64
+        var environment: String
+        var signatureVerified: Bool
+    }
+
+    var receivedAt: Int64
+    var source: String
+    var requestId: String?
+    var verification: Verification?
+
+    init(receivedAt: Date, context: IngestContext, facts: VerificationFacts? = nil) {
+        self.receivedAt = Int64((receivedAt.timeIntervalSince1970 * 1000).rounded(.down))
+        self.source = context.source
+        self.requestId = context.requestID
+        self.verification = facts.map {
+            Verification(
+                leafFingerprint: $0.leafCertificateFingerprint,
+                effectiveTime: Int64(($0.effectiveDate.timeIntervalSince1970 * 1000).rounded(.down)),
+                environment: $0.environment.rawValue,
+                signatureVerified: $0.isSignatureVerified
+            )
+        }
+    }
+}

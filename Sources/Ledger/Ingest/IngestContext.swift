@@ -1,0 +1,21 @@
+/// Where an input came from, recorded in the event's metadata.
+public struct IngestContext: Sendable, Hashable {
+    /// The endpoint that received it, e.g. `POST /v1/apple/notifications/v2`.
+    public var source: String
+    /// The request id, to find the request's log lines.
+    public var requestID: String?
+
+    /// Creates a context.
+    public init(source: String, requestID: String? = nil) {
+        self.source = source
+        self.requestID = requestID
+    }
+}
+
+/// What an ingestion did.
+public struct IngestResult: Sendable, Hashable {
+    /// `recorded` for a new event, `duplicate` when Apple retried or a client resent.
+    public var isDuplicate: Bool
+    public var eventID: String
+    public var position: Int64
+}

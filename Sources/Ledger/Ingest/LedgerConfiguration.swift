@@ -1,0 +1,34 @@
+/// The ledger's domain settings, built by the executable from the YAML configuration.
+public struct LedgerConfiguration: Sendable {
+    /// Who owns a chain when a second user claims it.
+    public enum LinkPolicy: String, Sendable, CaseIterable {
+        /// The latest claim wins; recorded as a transfer.
+        case transfer
+        /// The first owner keeps it; the later claim is recorded and refused.
+        case keep
+    }
+
+    public var catalog: ProductCatalog
+    public var linkPolicy: LinkPolicy
+    /// Whether a transaction's `appAccountToken` claims the chain for the user with that (lowercase) id.
+    public var linkAppAccountToken: Bool
+    /// Whether sandbox chains grant entitlements (default yes, so App Review works).
+    public var sandboxGrants: Bool
+    /// V1 notification shared secrets by bundle id.
+    public var sharedSecrets: [String: String]
+
+    /// Creates a configuration.
+    public init(
+        catalog: ProductCatalog = ProductCatalog(),
+        linkPolicy: LinkPolicy = .transfer,
+        linkAppAccountToken: Bool = true,
+        sandboxGrants: Bool = true,
+        sharedSecrets: [String: String] = [:]
+    ) {
+        self.catalog = catalog
+        self.linkPolicy = linkPolicy
+        self.linkAppAccountToken = linkAppAccountToken
+        self.sandboxGrants = sandboxGrants
+        self.sharedSecrets = sharedSecrets
+    }
+}

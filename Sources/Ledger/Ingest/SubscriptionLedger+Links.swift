@@ -1,0 +1,111 @@
+import EventStore
+import Foundation
+
+extension SubscriptionLedger {
+    /// The claim changed hands between reading the owner and writing the link: decide again.
+    private struct LinkRaced: Error {}
+
+    /// Claims a chain for a user under the configured policy and records the outcome.
+    ///
+    /// Nothing is recorded when the user already owns the chain. Under `keep`, a claim on another
+    /// user's chain is recorded as rejected and then refused with `link_conflict`.
+    public func link(userId: String, originalTransactionId chain: String, source: String, context: IngestContext) async throws -> UserLink? {
+        for _ in 0..<10 {
+            let owner = try await currentOwner(of: chain)
+            if owner == userId { return nil }
+            let outcome: UserLink.Outcome = owner == nil ? .linked : (configuration.linkPolicy == .transfer ? .transferred : .rejected)
+            let link = UserLink(userId: userId, originalTransactionId: chain, source: source, outcome: outcome, previousUserId: owner)
+            do {
+                let appended = try await appendLink(link, type: LedgerEventType.userLinked, expectedOwner: owner, context: context, dedupeKey: nil)
+                if outcome == .transferred, let previous = owner {
+                    let unlink = UserLink(userId: previous, originalTransactionId: chain, source: source, outcome: .unlinked, previousUserId: nil)
+                    _ = try await appendLink(unlink, type: LedgerEventType.userUnlinked, expectedOwner: nil, context: context, dedupeKey: "unlink:\(appended)")
+                }
+                if outcome == .rejected {
+                    throw LedgerError(.linkConflict, "subscription \(chain) belongs to another user and the linking policy is keep")
+                }
+                return link
+            } catch is LinkRaced {
+                continue
+            }
+        }
+        throw EventStoreError(.storageUnavailable, "linking \(chain) kept racing with other claims; try again")
+    }
+
+    /// The user who owns a chain now, from the read model.
+    func currentOwner(of chain: String) async throws -> String? {
+        guard let data = try await store.document(model: ReadModel.chainOwner, key: chain) else { return nil }
+        return try JSONDecoder().decode(OwnerDocument.self, from: data).userId
+    }
+
+    /// Appends a link event to the user's stream; the inline projection re-checks the owner under a lock.
+    private func appendLink(_ link: UserLink, type: String, expectedOwner: String?, context: IngestContext, dedupeKey: String?) async throws -> String {
+        let now = clock.now()
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let event = NewEvent(
+            type: type,
+            data: try encoder.encode(link),
+            metadata: try encoder.encode(EventMetadata(receivedAt: now, context: context)),
+            dedupeKey: dedupeKey
+        )
+        let recordedAt = Self.milliseconds(now)
+        let projector = self.projector
+        let checkOwner = type == LedgerEventType.userLinked
+        let result = try await store.append(to: LedgerEventType.userStream(link.userId), [event], expectedVersion: .any) { result, transaction in
+            guard let appended = result?.events.first, !appended.isDuplicate else { return }
+            if checkOwner {
+                try await transaction.lock(model: ReadModel.chainOwner, key: link.originalTransactionId)
+                let owner = try await transaction.document(model: ReadModel.chainOwner, key: link.originalTransactionId)
+                    .map { try JSONDecoder().decode(OwnerDocument.self, from: $0).userId }
+                guard owner == expectedOwner else { throw LinkRaced() }
+            }
+            let projectable = ProjectableEvent(
+                eventID: appended.eventID.uuidString.lowercased(), position: appended.position,
+                recordedAt: recordedAt, body: .link(link)
+            )
+            try await projector.apply(projectable, to: TransactionDocuments(transaction: transaction))
+        }
+        return result.events.first?.eventID.uuidString.lowercased() ?? ""
+    }
+
+    // MARK: Manual grants
+
+    /// Grants an entitlement to a user until `expiresAt` (promotional access) and returns the grant.
+    public func grant(userId: String, entitlement: String, expiresAt: Date, reason: String, context: IngestContext) async throws -> ManualGrant {
+        guard !entitlement.isEmpty else { throw LedgerError(.malformedBody, "entitlement must not be empty") }
+        let now = clock.now()
+        let grant = ManualGrant(
+            grantId: UUID().uuidString.lowercased(), userId: userId, entitlement: entitlement,
+            expiresAt: Self.milliseconds(expiresAt), reason: reason, at: Self.milliseconds(now)
+        )
+        try await appendGrant(.grant(grant), type: LedgerEventType.entitlementGranted, record: grant, now: now, context: context)
+        return grant
+    }
+
+    /// Revokes an earlier manual grant.
+    public func revokeGrant(userId: String, grantId: String, reason: String, context: IngestContext) async throws {
+        let now = clock.now()
+        let revoke = ManualGrant(grantId: grantId, userId: userId, entitlement: "", expiresAt: nil, reason: reason, at: Self.milliseconds(now))
+        try await appendGrant(.revoke(revoke), type: LedgerEventType.entitlementRevoked, record: revoke, now: now, context: context)
+    }
+
+    private func appendGrant(_ body: ProjectableEvent.Body, type: String, record: ManualGrant, now: Date, context: IngestContext) async throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let event = NewEvent(
+            type: type,
+            data: try encoder.encode(record),
+            metadata: try encoder.encode(EventMetadata(receivedAt: now, context: context))
+        )
+        let recordedAt = Self.milliseconds(now)
+        let projector = self.projector
+        _ = try await store.append(to: LedgerEventType.userStream(record.userId), [event], expectedVersion: .any) { result, transaction in
+            guard let appended = result?.events.first else { return }
+            let projectable = ProjectableEvent(
+                eventID: appended.eventID.uuidString.lowercased(), position: appended.position, recordedAt: recordedAt, body: body
+            )
+            try await projector.apply(projectable, to: TransactionDocuments(transaction: transaction))
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import EventStore
+import Foundation
+
+extension SubscriptionLedger {
+    /// What the ledger knows now about a user, evaluated at `at` (read models, no fold).
+    public func entitlements(userId: String, at: Date) async throws -> UserEntitlements {
+        let decoder = JSONDecoder()
+        let user = try await store.document(model: ReadModel.userEntitlements, key: userId)
+            .map { try decoder.decode(UserDocument.self, from: $0) }
+            ?? UserDocument(state: UserState(userId: userId), position: 0)
+        var chains: [ChainState] = []
+        var position = user.position
+        for chain in user.state.chains.keys.sorted() {
+            guard let data = try await store.document(model: ReadModel.subscriptionState, key: chain) else { continue }
+            let document = try decoder.decode(ChainDocument.self, from: data)
+            chains.append(document.state)
+            position = max(position, document.position)
+        }
+        return evaluator.evaluate(user: user.state, chains: chains, at: at, position: position)
+    }
+
+    /// What the ledger knew at recorded time `asOf`, evaluated at `asOf`, by folding the user's
+    /// events and their chains' events recorded up to then.
+    public func entitlements(userId: String, asOf: Date) async throws -> UserEntitlements {
+        let cutoff = Self.milliseconds(asOf)
+        var user = UserState(userId: userId)
+        var position: Int64 = 0
+        var facts: [ProjectableEvent] = []
+        for event in try await store.readStream(LedgerEventType.userStream(userId)) {
+            let projectable = try ProjectableEvent(event)
+            guard projectable.recordedAt <= cutoff else { break }
+            position = max(position, projectable.position)
+            switch projectable.body {
+            case .link(let link): user.apply(link, at: projectable.recordedAt)
+            case .grant(let grant): user.grant(grant)
+            case .revoke(let revoke): user.revoke(revoke)
+            case .fact: facts.append(projectable)
+            case .other: break
+            }
+        }
+        var chains: [String: ChainState] = [:]
+        for chain in user.chains.keys.sorted() {
+            var state = ChainState(originalTransactionId: chain)
+            for event in try await store.readStream(LedgerEventType.chainStream(chain)) {
+                let projectable = try ProjectableEvent(event)
+                guard projectable.recordedAt <= cutoff else { break }
+                if case .fact(let fact) = projectable.body { state.apply(fact, eventID: projectable.eventID) }
+                position = max(position, projectable.position)
+            }
+            chains[chain] = state
+        }
+        // Receipts recorded on the user's stream carry observations for the user's chains too.
+        for projectable in facts {
+            guard case .fact(let fact) = projectable.body else { continue }
+            for chain in Set(fact.transactions.map(\.originalTransactionId) + fact.renewals.map(\.originalTransactionId)) where chains[chain] != nil {
+                chains[chain]?.apply(fact, eventID: projectable.eventID)
+            }
+        }
+        let ordered = chains.keys.sorted().compactMap { chains[$0] }
+        return evaluator.evaluate(user: user, chains: ordered, at: asOf, asOf: asOf, position: position)
+    }
+
+    /// One chain evaluated at `at`, or nil if the ledger has never seen it.
+    public func chain(originalTransactionId: String, at: Date) async throws -> ChainEvaluation? {
+        guard let data = try await store.document(model: ReadModel.subscriptionState, key: originalTransactionId) else { return nil }
+        let document = try JSONDecoder().decode(ChainDocument.self, from: data)
+        return ChainEvaluator(catalog: configuration.catalog).evaluate(document.state, at: at)
+    }
+
+    /// The events about a user: their own stream and their chains' streams, in log order after `after`.
+    public func userEvents(userId: String, after: EventCursor?, limit: Int) async throws -> EventPage {
+        var events = try await store.readStream(LedgerEventType.userStream(userId))
+        let user = try await entitlements(userId: userId, at: clock.now())
+        for chain in user.subscriptions.map(\.originalTransactionId) {
+            events += try await store.readStream(LedgerEventType.chainStream(chain))
+        }
+        events.sort { $0.position < $1.position }
+        let start = after?.position ?? 0
+        let page = Array(events.filter { $0.position > start }.prefix(max(0, limit)))
+        return EventPage(events: page, next: page.last.map { EventCursor(transaction: 0, position: $0.position) } ?? after ?? .start)
+    }
+}

@@ -1,0 +1,253 @@
+import AppStore
+import Crypto
+import EventStore
+import Foundation
+import Logging
+
+/// The ledger's use cases: ingest what Apple sends, link users, grant, and answer entitlement queries.
+///
+/// Each ingestion appends one event (deduplicated) and updates the read models in the same transaction,
+/// so a success means the next read sees it. Reads evaluate status at the requested moment from the
+/// stored fold state, so expiry needs no event.
+public final class SubscriptionLedger: Sendable {
+    public let store: any EventStore
+    public let verifier: SignedDataVerifier
+    public let receiptValidator: (any ReceiptValidating)?
+    public let configuration: LedgerConfiguration
+    let clock: any LedgerClock
+    let logger: Logger
+    let projector = LedgerProjector()
+    let evaluator: EntitlementEvaluator
+
+    /// Creates the ledger over a store, a verifier and (optionally) a verifyReceipt client.
+    public init(
+        store: any EventStore,
+        verifier: SignedDataVerifier,
+        receiptValidator: (any ReceiptValidating)? = nil,
+        configuration: LedgerConfiguration,
+        clock: any LedgerClock = SystemClock(),
+        logger: Logger = Logger(label: "subledger.ledger")
+    ) {
+        self.store = store
+        self.verifier = verifier
+        self.receiptValidator = receiptValidator
+        self.configuration = configuration
+        self.clock = clock
+        self.logger = logger
+        self.evaluator = EntitlementEvaluator(catalog: configuration.catalog, sandboxGrants: configuration.sandboxGrants)
+    }
+
+    // MARK: Ingestion
+
+    /// Verifies and records an App Store Server Notification V2 body (`{"signedPayload": ...}`).
+    public func ingestNotificationV2(body: Data, context: IngestContext) async throws -> IngestResult {
+        let now = clock.now()
+        let verified = try await verifier.verifyNotificationBody(body, now: now)
+        let payload = verified.payload
+        let signedDate = payload.signedDate?.millisecondsSince1970 ?? Self.milliseconds(now)
+        let transaction = verified.transaction.flatMap { Normalizer.observation($0.payload, fallback: signedDate) }
+        let renewal = verified.renewalInfo.flatMap { Normalizer.observation($0.payload, fallback: signedDate) }
+        let bundleId = payload.data?.bundleId ?? payload.summary?.bundleId ?? payload.appData?.bundleId
+        let fact = AppleFact(
+            raw: String(decoding: body, as: UTF8.self),
+            notificationType: payload.notificationType?.rawValue,
+            subtype: payload.subtype?.rawValue,
+            notificationUUID: payload.notificationUUID,
+            bundleId: bundleId,
+            transactions: transaction.map { [$0] } ?? [],
+            renewals: renewal.map { [$0] } ?? []
+        )
+        let chain = transaction?.originalTransactionId ?? renewal?.originalTransactionId
+        let stream = chain.map(LedgerEventType.chainStream) ?? LedgerEventType.appStream(bundleId ?? "unknown")
+        let key = "notification:" + (payload.notificationUUID ?? Self.sha256(body))
+        let result = try await record(
+            fact, type: LedgerEventType.notificationV2, stream: stream, dedupeKey: key,
+            metadata: EventMetadata(receivedAt: now, context: context, facts: verified.notification.facts)
+        )
+        if !result.isDuplicate { try await linkAppAccountTokens(in: fact, context: context) }
+        return result
+    }
+
+    /// Records an App Store Server Notification V1 after checking its password in constant time.
+    public func ingestNotificationV1(body: Data, context: IngestContext) async throws -> IngestResult {
+        let now = clock.now()
+        let notification: NotificationV1
+        do {
+            notification = try JSONDecoder().decode(NotificationV1.self, from: body)
+        } catch {
+            throw LedgerError(.malformedBody, "the body is not an App Store Server Notification V1: \(error)")
+        }
+        guard let bundleId = notification.bid, let secret = configuration.sharedSecrets[bundleId] else {
+            throw LedgerError(.unknownApp, "no shared secret is configured for bundle id \(notification.bid ?? "(missing bid)")")
+        }
+        guard Self.constantTimeEquals(notification.password ?? "", secret) else {
+            throw LedgerError(.invalidPassword, "the notification's password does not match the shared secret of \(bundleId)")
+        }
+        let environment = Normalizer.environment(notification.environment ?? notification.unifiedReceipt?.environment)
+        let received = Self.milliseconds(now)
+        let entries = notification.unifiedReceipt?.latestReceiptInfo ?? []
+        let transactions = entries.compactMap {
+            Normalizer.observation($0, bundleId: bundleId, environment: environment, assertedAt: received, catalog: configuration.catalog)
+        }
+        let renewals = (notification.unifiedReceipt?.pendingRenewalInfo ?? []).compactMap {
+            Normalizer.observation($0, environment: environment, assertedAt: received)
+        }
+        let latest = transactions.max { ($0.purchaseDate, $0.transactionId) < ($1.purchaseDate, $1.transactionId) }
+        guard let chain = latest?.originalTransactionId ?? renewals.first?.originalTransactionId else {
+            throw LedgerError(.malformedBody, "the V1 notification carries no transaction in unified_receipt.latest_receipt_info")
+        }
+        let fact = AppleFact(
+            raw: String(decoding: body, as: UTF8.self),
+            notificationType: notification.notificationType?.rawValue,
+            bundleId: bundleId,
+            transactions: transactions,
+            renewals: renewals
+        )
+        return try await record(
+            fact, type: LedgerEventType.notificationV1, stream: LedgerEventType.chainStream(chain),
+            dedupeKey: "notification-v1:" + Self.sha256(body),
+            metadata: EventMetadata(receivedAt: now, context: context)
+        )
+    }
+
+    /// Verifies a StoreKit 2 transaction a client submitted for `userId`, records it, links the chain
+    /// to the user and returns the user's entitlements.
+    public func submitTransaction(
+        userId: String,
+        signedTransaction: String,
+        signedRenewalInfo: String?,
+        context: IngestContext
+    ) async throws -> UserEntitlements {
+        let now = clock.now()
+        let verified = try await verifier.verifyTransaction(signedTransaction, now: now)
+        guard let transaction = Normalizer.observation(verified.payload, fallback: Self.milliseconds(now)) else {
+            throw LedgerError(.malformedBody, "the signed transaction lacks a transaction id, product id or purchase date")
+        }
+        var renewals: [RenewalObservation] = []
+        if let signedRenewalInfo {
+            let renewal = try await verifier.verifyRenewalInfo(signedRenewalInfo, bundleId: verified.payload.bundleId, now: now)
+            if let observation = Normalizer.observation(renewal.payload, fallback: Self.milliseconds(now)) {
+                renewals.append(observation)
+            }
+        }
+        let fact = AppleFact(
+            raw: signedTransaction + (signedRenewalInfo.map { "\n" + $0 } ?? ""),
+            bundleId: verified.payload.bundleId,
+            userId: userId,
+            transactions: [transaction],
+            renewals: renewals
+        )
+        _ = try await record(
+            fact, type: LedgerEventType.transaction,
+            stream: LedgerEventType.chainStream(transaction.originalTransactionId),
+            dedupeKey: "transaction:\(transaction.transactionId):\(transaction.assertedAt)" + (renewals.first.map { ":\($0.assertedAt)" } ?? ""),
+            metadata: EventMetadata(receivedAt: now, context: context, facts: verified.facts)
+        )
+        _ = try await link(userId: userId, originalTransactionId: transaction.originalTransactionId, source: "submit", context: context)
+        try await linkAppAccountTokens(in: fact, context: context, except: userId)
+        return try await entitlements(userId: userId, at: clock.now())
+    }
+
+    /// Validates a legacy receipt through verifyReceipt, records the response for `userId`, links
+    /// every chain in it to the user and returns the user's entitlements.
+    public func submitReceipt(userId: String, receiptData: String, context: IngestContext) async throws -> UserEntitlements {
+        guard let validator = receiptValidator else {
+            throw LedgerError(.receiptValidationUnavailable, "no verifyReceipt client is configured")
+        }
+        let now = clock.now()
+        let response = try await validator.verifyReceipt(receiptData, excludeOldTransactions: false)
+        guard response.status == 0 else {
+            throw LedgerError(.invalidReceipt, "verifyReceipt answered status \(response.status.map(String.init) ?? "(none)")")
+        }
+        let environment = Normalizer.environment(response.environment)
+        let asserted = response.receipt?.requestDate?.millisecondsSince1970 ?? Self.milliseconds(now)
+        let bundleId = response.receipt?.bundleId
+        let entries = response.latestReceiptInfo ?? response.receipt?.inApp ?? []
+        let transactions = entries.compactMap {
+            Normalizer.observation($0, bundleId: bundleId, environment: environment, assertedAt: asserted, catalog: configuration.catalog)
+        }
+        let renewals = (response.pendingRenewalInfo ?? []).compactMap {
+            Normalizer.observation($0, environment: environment, assertedAt: asserted)
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let raw = try encoder.encode(response)
+        let identity = try encoder.encode([
+            "latest_receipt_info": try String(decoding: encoder.encode(response.latestReceiptInfo ?? response.receipt?.inApp ?? []), as: UTF8.self),
+            "pending_renewal_info": try String(decoding: encoder.encode(response.pendingRenewalInfo ?? []), as: UTF8.self),
+        ])
+        let fact = AppleFact(
+            raw: String(decoding: raw, as: UTF8.self), bundleId: bundleId, userId: userId,
+            transactions: transactions, renewals: renewals
+        )
+        _ = try await record(
+            fact, type: LedgerEventType.receiptValidated, stream: LedgerEventType.userStream(userId),
+            dedupeKey: "receipt:\(userId):" + Self.sha256(identity),
+            metadata: EventMetadata(receivedAt: now, context: context)
+        )
+        for chain in Set(transactions.map(\.originalTransactionId)).sorted() {
+            _ = try await link(userId: userId, originalTransactionId: chain, source: "submit", context: context)
+        }
+        return try await entitlements(userId: userId, at: clock.now())
+    }
+
+    /// Appends a fact and folds it into the read models in the same transaction.
+    func record(_ fact: AppleFact, type: String, stream: String, dedupeKey: String, metadata: EventMetadata) async throws -> IngestResult {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let event = NewEvent(type: type, data: try encoder.encode(fact), metadata: try encoder.encode(metadata), dedupeKey: dedupeKey)
+        let recordedAt = metadata.receivedAt
+        let projector = self.projector
+        let result = try await store.append(to: stream, [event], expectedVersion: .any) { result, transaction in
+            guard let appended = result?.events.first, !appended.isDuplicate else { return }
+            let projectable = ProjectableEvent(
+                eventID: appended.eventID.uuidString.lowercased(), position: appended.position,
+                recordedAt: recordedAt, body: .fact(fact)
+            )
+            try await projector.apply(projectable, to: TransactionDocuments(transaction: transaction))
+        }
+        guard let appended = result.events.first else {
+            throw EventStoreError(.databaseError, "append returned no outcome")
+        }
+        return IngestResult(isDuplicate: appended.isDuplicate, eventID: appended.eventID.uuidString.lowercased(), position: appended.position)
+    }
+
+    /// Claims chains for the users named by their transactions' `appAccountToken`, when enabled.
+    func linkAppAccountTokens(in fact: AppleFact, context: IngestContext, except userId: String? = nil) async throws {
+        guard configuration.linkAppAccountToken else { return }
+        var claims: [String: String] = [:]
+        for transaction in fact.transactions {
+            if let token = transaction.appAccountToken, !token.isEmpty, token != userId {
+                claims[transaction.originalTransactionId] = token
+            }
+        }
+        for (chain, user) in claims.sorted(by: { $0.key < $1.key }) {
+            do {
+                _ = try await link(userId: user, originalTransactionId: chain, source: "app_account_token", context: context)
+            } catch let error as LedgerError where error.code == .linkConflict {
+                logger.info("appAccountToken claim refused", metadata: ["chain": "\(chain)", "user": "\(user)"])
+            }
+        }
+    }
+
+    static func milliseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+    }
+
+    static func sha256(_ data: Data) -> String {
+        SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Compares secrets without an early exit, so response time does not reveal how much matched.
+    static func constantTimeEquals(_ lhs: String, _ rhs: String) -> Bool {
+        let left = Array(lhs.utf8)
+        let right = Array(rhs.utf8)
+        var difference = UInt8(left.count == right.count ? 0 : 1)
+        for index in 0..<max(left.count, right.count) {
+            let a = index < left.count ? left[index] : 0
+            let b = index < right.count ? right[index] : 0
+            difference |= a ^ b
+        }
+        return difference == 0
+    }
+}

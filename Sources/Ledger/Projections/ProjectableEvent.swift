@@ -1,0 +1,54 @@
+import EventStore
+import Foundation
+
+/// An event as projectors see it: its type, decoded body and position, whether read back from the
+/// store (replay, as-of) or just appended (inline projection).
+public struct ProjectableEvent: Sendable {
+    /// The decoded body, by event type.
+    public enum Body: Sendable {
+        case fact(AppleFact)
+        case link(UserLink)
+        case grant(ManualGrant)
+        case revoke(ManualGrant)
+        /// A type the ledger does not fold (kept in the log, ignored here).
+        case other
+    }
+
+    public var eventID: String
+    public var position: Int64
+    public var recordedAt: Int64
+    public var body: Body
+
+    /// Creates a projectable event.
+    public init(eventID: String, position: Int64, recordedAt: Int64, body: Body) {
+        self.eventID = eventID
+        self.position = position
+        self.recordedAt = recordedAt
+        self.body = body
+    }
+
+    /// Decodes a stored event; unknown types and schema versions become `.other`.
+    public init(_ event: RecordedEvent) throws {
+        let decoder = JSONDecoder()
+        let body: Body
+        switch event.type {
+        case LedgerEventType.notificationV2, LedgerEventType.notificationV1,
+             LedgerEventType.transaction, LedgerEventType.receiptValidated:
+            body = .fact(try decoder.decode(AppleFact.self, from: event.data))
+        case LedgerEventType.userLinked, LedgerEventType.userUnlinked:
+            body = .link(try decoder.decode(UserLink.self, from: event.data))
+        case LedgerEventType.entitlementGranted:
+            body = .grant(try decoder.decode(ManualGrant.self, from: event.data))
+        case LedgerEventType.entitlementRevoked:
+            body = .revoke(try decoder.decode(ManualGrant.self, from: event.data))
+        default:
+            body = .other
+        }
+        self.init(
+            eventID: event.eventID.uuidString.lowercased(),
+            position: event.position,
+            recordedAt: Int64((event.recordedAt.timeIntervalSince1970 * 1000).rounded(.down)),
+            body: body
+        )
+    }
+}

@@ -1,0 +1,90 @@
+import EventStore
+import Foundation
+import Testing
+
+@Suite("Event store contract: following the log")
+struct EventFeedContractTests {
+    @Test(arguments: TestDatabases.dialects)
+    func aFollowerReceivesEventsAppendedAfterItCaughtUp(_ dialect: StorageDialect) async throws {
+        try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
+            _ = try await fixture.store.append(to: "s", [event("old")], expectedVersion: .any)
+            // A poll interval far beyond the test's patience: only the wake-up signal can deliver in time.
+            let feed = EventFeed(store: fixture.store, after: .start, pageSize: 2, pollInterval: .seconds(600))
+            let received = try await withThrowingTaskGroup(of: [String].self) { group in
+                group.addTask {
+                    var types: [String] = []
+                    for try await event in feed {
+                        types.append(event.type)
+                        if types.count == 4 { break }
+                    }
+                    return types
+                }
+                group.addTask {
+                    try await Task.sleep(for: .milliseconds(200))
+                    for name in ["new-1", "new-2", "new-3"] {
+                        _ = try await fixture.store.append(to: "s", [event(name)], expectedVersion: .any)
+                    }
+                    return []
+                }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(60))
+                    throw ProcessTimeout()
+                }
+                var result: [String] = []
+                for try await types in group where !types.isEmpty {
+                    result = types
+                    break
+                }
+                group.cancelAll()
+                return result
+            }
+            #expect(received == ["old", "new-1", "new-2", "new-3"])
+        }
+    }
+
+    @Test(.enabled(if: TestDatabases.dialects.contains(.postgres)))
+    func postgresNotifyWakesAFollowerInAnotherStoreInstance() async throws {
+        guard let url = TestDatabases.postgresURL else {
+            Issue.record("PostgreSQL is required under CI=true: set SUBLEDGER_TEST_POSTGRES_URL")
+            return
+        }
+        try await withPostgresSchema(url: url) { settings, _, _ in
+            let writer = PostgresEventStore(settings: settings, logger: TestDatabases.logger)
+            let reader = PostgresEventStore(settings: settings, logger: TestDatabases.logger)
+            try await withRunning(writer) {
+                try await withRunning(reader) {
+                    try await writer.migrate()
+                    let feed = EventFeed(store: reader, after: .start, pollInterval: .seconds(600))
+                    let start = ContinuousClock.now
+                    let type = try await withThrowingTaskGroup(of: String?.self) { group in
+                        group.addTask {
+                            for try await event in feed { return event.type }
+                            return nil
+                        }
+                        group.addTask {
+                            // Give the follower time to catch up and wait on its signal.
+                            try await Task.sleep(for: .milliseconds(500))
+                            _ = try await writer.append(to: "s", [event("from-another-process")], expectedVersion: .any)
+                            return nil
+                        }
+                        group.addTask {
+                            try await Task.sleep(for: .seconds(60))
+                            throw ProcessTimeout()
+                        }
+                        for try await type in group {
+                            if let type {
+                                group.cancelAll()
+                                return type
+                            }
+                        }
+                        return ""
+                    }
+                    #expect(type == "from-another-process")
+                    #expect(ContinuousClock.now - start < .seconds(30))
+                }
+            }
+        }
+    }
+}
+
+struct ProcessTimeout: Error {}

@@ -1,0 +1,89 @@
+import AppStore
+import AppStoreTesting
+import Foundation
+import Ledger
+import Testing
+
+/// V1 notifications and verifyReceipt responses map onto the same observations as StoreKit 2.
+@Suite("Legacy inputs: V1 notifications and receipts")
+struct LegacyInputTests {
+    typealias H = LedgerHarness
+
+    static func entry(_ id: String, purchased: Double, expires: Double, cancelled: Double? = nil) -> LegacyInAppTransaction {
+        LegacyInAppTransaction(
+            quantity: "1", productId: "pro.monthly", transactionId: id, originalTransactionId: "2000",
+            purchaseDate: Day.apple(purchased), originalPurchaseDate: Day.apple(0), expiresDate: Day.apple(expires),
+            cancellationDate: cancelled.map(Day.apple), cancellationReason: cancelled == nil ? nil : "0",
+            isTrialPeriod: LegacyFlag(rawValue: "false"), isUpgraded: nil
+        )
+    }
+
+    static func v1Body(_ type: NotificationTypeV1, password: String = "s3cret", entries: [LegacyInAppTransaction], autoRenew: Bool = true) throws -> Data {
+        let notification = NotificationV1(
+            notificationType: type, password: password, environment: .sandbox, bid: H.bundleId,
+            autoRenewStatus: LegacyFlag(rawValue: autoRenew ? "true" : "false"),
+            unifiedReceipt: UnifiedReceipt(
+                environment: .sandbox, latestReceiptInfo: entries,
+                pendingRenewalInfo: [LegacyPendingRenewalInfo(autoRenewProductId: "pro.monthly", autoRenewStatus: LegacyFlag(rawValue: autoRenew ? "1" : "0"), originalTransactionId: "2000", productId: "pro.monthly")],
+                status: 0
+            )
+        )
+        return try JSONEncoder().encode(notification)
+    }
+
+    @Test func v1InitialBuyRenewAndCancelFoldLikeV2() async throws {
+        try await H.run { h in
+            _ = try await h.ledger.link(userId: "u1", originalTransactionId: "2000", source: "submit", context: .init(source: "test"))
+            h.clock.set(Day.date(0))
+            _ = try await h.ledger.ingestNotificationV1(body: try Self.v1Body(.initialBuy, entries: [Self.entry("2000", purchased: 0, expires: 30)]), context: .init(source: "test"))
+            #expect(try await h.entitlement("pro", of: "u1", at: 1)?.status == "active")
+
+            h.clock.set(Day.date(30))
+            _ = try await h.ledger.ingestNotificationV1(body: try Self.v1Body(.didRenew, entries: [
+                Self.entry("2001", purchased: 30, expires: 60), Self.entry("2000", purchased: 0, expires: 30),
+            ]), context: .init(source: "test"))
+            #expect(try await h.chain("2000", at: 45)?.latestTransactionId == "2001")
+            #expect(try await h.entitlement("pro", of: "u1", at: 45)?.willRenew == true)
+
+            h.clock.set(Day.date(40))
+            _ = try await h.ledger.ingestNotificationV1(body: try Self.v1Body(.cancel, entries: [
+                Self.entry("2001", purchased: 30, expires: 60, cancelled: 40), Self.entry("2000", purchased: 0, expires: 30),
+            ], autoRenew: false), context: .init(source: "test"))
+            let cancelled = try #require(try await h.entitlement("pro", of: "u1", at: 41))
+            #expect(cancelled.status == "refunded")
+            #expect(!cancelled.active)
+        }
+    }
+
+    @Test func v1WithAWrongPasswordIsRefusedAndRecordsNothing() async throws {
+        try await H.run { h in
+            do {
+                _ = try await h.ledger.ingestNotificationV1(body: try Self.v1Body(.initialBuy, password: "guess", entries: [Self.entry("2000", purchased: 0, expires: 30)]), context: .init(source: "test"))
+                Issue.record("a wrong password was accepted")
+            } catch let error as LedgerError {
+                #expect(error.code == .invalidPassword)
+            }
+            #expect(try await h.store.readAll(after: .start, limit: 10).events.isEmpty)
+        }
+    }
+
+    @Test func aValidatedLegacyReceiptGrantsAndLinksEveryChainInIt() async throws {
+        try await H.run { h in
+            let response = VerifyReceiptResponse(
+                status: 0, environment: .sandbox,
+                receipt: LegacyReceipt(bundleId: H.bundleId, requestDate: Day.apple(10)),
+                latestReceiptInfo: [Self.entry("2000", purchased: 0, expires: 30)],
+                pendingRenewalInfo: [LegacyPendingRenewalInfo(autoRenewProductId: "pro.monthly", autoRenewStatus: LegacyFlag(rawValue: "1"), originalTransactionId: "2000", productId: "pro.monthly")]
+            )
+            h.receipts.register(response, for: "base64-receipt")
+            h.clock.set(Day.date(10))
+            let view = try await h.ledger.submitReceipt(userId: "u1", receiptData: "base64-receipt", context: .init(source: "test"))
+            #expect(view.entitlements.first?.id == "pro")
+            #expect(view.entitlements.first?.active == true)
+            #expect(view.subscriptions.map(\.originalTransactionId) == ["2000"])
+            // The same response again is a duplicate fact.
+            _ = try await h.ledger.submitReceipt(userId: "u1", receiptData: "base64-receipt", context: .init(source: "test"))
+            #expect(try await h.store.readStream("user-u1").filter { $0.type == "apple.receipt.validated" }.count == 1)
+        }
+    }
+}

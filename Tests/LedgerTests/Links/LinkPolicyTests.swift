@@ -1,0 +1,81 @@
+import AppStore
+import Foundation
+import Ledger
+import Testing
+
+@Suite("Links between users and subscription chains")
+struct LinkPolicyTests {
+    typealias H = LedgerHarness
+
+    @Test func transferPolicyMovesTheChainToTheLatestClaimant() async throws {
+        try await H.run(policy: .transfer) { h in
+            try await h.submit(user: "alice", H.transaction("1000", purchased: 0, expires: 30), at: 0)
+            try await h.submit(user: "bob", H.transaction("1000", purchased: 0, expires: 30), at: 1)
+            #expect(try await h.entitlement("pro", of: "bob", at: 2)?.active == true)
+            #expect(try await h.ledger.entitlements(userId: "alice", at: Day.date(2)).subscriptions.isEmpty)
+            let aliceEvents = try await h.store.readStream("user-alice").map(\.type)
+            #expect(aliceEvents == ["user.linked", "user.unlinked"])
+            let bobLink = try #require(try await h.store.readStream("user-bob").first)
+            let decoded = try JSONDecoder().decode(UserLink.self, from: bobLink.data)
+            #expect(decoded.outcome == .transferred)
+            #expect(decoded.previousUserId == "alice")
+        }
+    }
+
+    @Test func keepPolicyRecordsAndRefusesALaterClaim() async throws {
+        try await H.run(policy: .keep) { h in
+            try await h.submit(user: "alice", H.transaction("1000", purchased: 0, expires: 30), at: 0)
+            do {
+                try await h.submit(user: "bob", H.transaction("1000", purchased: 0, expires: 30), at: 1)
+                Issue.record("a second claim was accepted under keep")
+            } catch let error as LedgerError {
+                #expect(error.code == .linkConflict)
+            }
+            #expect(try await h.entitlement("pro", of: "alice", at: 2)?.active == true)
+            #expect(try await h.ledger.entitlements(userId: "bob", at: Day.date(2)).entitlements.isEmpty)
+            let rejected = try #require(try await h.store.readStream("user-bob").first)
+            #expect(try JSONDecoder().decode(UserLink.self, from: rejected.data).outcome == .rejected)
+        }
+    }
+
+    @Test func appAccountTokenClaimsTheChainForThatUser() async throws {
+        try await H.run { h in
+            let token = "6f0c2d4e-3f0b-4a59-9d7e-2a1b3c4d5e6f"
+            try await h.notify(.subscribed, .initialBuy, transaction: H.transaction("1000", purchased: 0, expires: 30, token: token.uppercased()), at: 0)
+            let view = try await h.ledger.entitlements(userId: token, at: Day.date(1))
+            #expect(view.entitlements.first?.active == true)
+            let link = try #require(try await h.store.readStream("user-\(token)").first)
+            #expect(try JSONDecoder().decode(UserLink.self, from: link.data).source == "app_account_token")
+            // A renewal with the same token does not record the claim again.
+            try await h.notify(.didRenew, transaction: H.transaction("1001", purchased: 30, expires: 60, token: token), at: 30)
+            #expect(try await h.store.readStream("user-\(token)").count == 1)
+        }
+    }
+
+    @Test func eventsBeforeTheLinkJoinTheUsersViewWhenTheLinkArrives() async throws {
+        try await H.run { h in
+            try await h.notify(.subscribed, .initialBuy, transaction: H.transaction("1000", purchased: 0, expires: 30), at: 0)
+            try await h.notify(.didRenew, transaction: H.transaction("1001", purchased: 30, expires: 60), at: 30)
+            #expect(try await h.ledger.entitlements(userId: "u1", at: Day.date(31)).entitlements.isEmpty)
+            h.clock.set(Day.date(31))
+            _ = try await h.ledger.link(userId: "u1", originalTransactionId: "1000", source: "submit", context: .init(source: "test"))
+            let pro = try #require(try await h.entitlement("pro", of: "u1", at: 31))
+            #expect(pro.active)
+            #expect(pro.expiresAt == Day.date(60))
+        }
+    }
+
+    @Test func asOfAnswersWhatTheLedgerKnewThen() async throws {
+        try await H.run { h in
+            try await h.submit(user: "u1", H.transaction("1000", purchased: 0, expires: 30), at: 0)
+            try await h.notify(.refund, transaction: H.transaction("1000", purchased: 0, expires: 30, signed: 5, revoked: 5), at: 5)
+            let before = try await h.ledger.entitlements(userId: "u1", asOf: Day.date(4))
+            #expect(before.entitlements.first?.status == "active")
+            #expect(before.asOf == Day.date(4))
+            let after = try await h.ledger.entitlements(userId: "u1", asOf: Day.date(6))
+            #expect(after.entitlements.first?.status == "refunded")
+            let nothing = try await h.ledger.entitlements(userId: "u1", asOf: Day.date(-1))
+            #expect(nothing.entitlements.isEmpty)
+        }
+    }
+}

@@ -1,0 +1,164 @@
+import AppStore
+import AppStoreTesting
+import EventStore
+import Foundation
+import Ledger
+import Logging
+import Synchronization
+import Testing
+
+/// A clock the test moves by hand.
+final class TestClock: LedgerClock {
+    private let instant: Mutex<Date>
+    init(_ start: Date) { instant = Mutex(start) }
+    func now() -> Date { instant.withLock { $0 } }
+    func set(_ date: Date) { instant.withLock { $0 = date } }
+}
+
+/// Days after 2026-01-01T00:00:00Z as Apple's millisecond dates.
+enum Day {
+    static let zero: Int64 = 1_767_225_600_000
+    static let length: Int64 = 86_400_000
+    static func ms(_ days: Double) -> Int64 { zero + Int64(days * Double(length)) }
+    static func date(_ days: Double) -> Date { Date(timeIntervalSince1970: Double(ms(days)) / 1000) }
+    static func apple(_ days: Double) -> AppStoreDate { AppStoreDate(millisecondsSince1970: ms(days)) }
+}
+
+/// A ledger on a fresh SQLite store, with a test PKI standing in for Apple's, and helpers that sign
+/// transactions, renewal infos and notifications the way Apple does.
+struct LedgerHarness: Sendable {
+    static let bundleId = "com.example.app"
+    static let catalog = ProductCatalog(products: [
+        "pro.monthly": .init(entitlements: ["pro"]),
+        "pro.yearly": .init(entitlements: ["pro"]),
+        "basic.monthly": .init(entitlements: ["basic"]),
+        "lifetime.pro": .init(entitlements: ["pro"]),
+        "pass.30days": .init(entitlements: ["pro"], durationDays: 30),
+        "coins.100": .init(entitlements: []),
+    ])
+
+    let pki: TestPKI
+    let ledger: SubscriptionLedger
+    let store: any EventStore
+    let clock: TestClock
+    let receipts: FakeReceiptValidator
+
+    /// Runs `body` with a fresh harness on SQLite.
+    static func run(
+        policy: LedgerConfiguration.LinkPolicy = .transfer,
+        sharedSecrets: [String: String] = [bundleId: "s3cret"],
+        _ body: @Sendable (LedgerHarness) async throws -> Void
+    ) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var logger = Logger(label: "ledger.tests")
+        logger.logLevel = .warning
+        let clock = TestClock(Day.date(0))
+        let pki = try SharedPKI.value.get()
+        let verifier = try pki.makeVerifier(bundleId: bundleId, appAppleId: 1_234_567_890, environments: [.sandbox, .production])
+        let store = try await SQLiteEventStore.open(path: directory.appendingPathComponent("l.sqlite").path, logger: logger, now: { clock.now() })
+        let receipts = FakeReceiptValidator()
+        let ledger = SubscriptionLedger(
+            store: store, verifier: verifier, receiptValidator: receipts,
+            configuration: LedgerConfiguration(catalog: catalog, linkPolicy: policy, sharedSecrets: sharedSecrets),
+            clock: clock, logger: logger
+        )
+        let outcome: Result<Void, any Error>
+        do {
+            try await store.migrate()
+            try await body(LedgerHarness(pki: pki, ledger: ledger, store: store, clock: clock, receipts: receipts))
+            outcome = .success(())
+        } catch {
+            outcome = .failure(error)
+        }
+        try await store.shutdown()
+        try outcome.get()
+    }
+
+    /// A transaction payload with the fields a lifecycle needs.
+    static func transaction(
+        _ id: String,
+        original: String = "1000",
+        product: String = "pro.monthly",
+        purchased: Double,
+        expires: Double? = nil,
+        type: TransactionType = .autoRenewableSubscription,
+        signed: Double? = nil,
+        revoked: Double? = nil,
+        revocationType: RevocationType? = nil,
+        upgraded: Bool? = nil,
+        family: Bool = false,
+        token: String? = nil,
+        offer: OfferType? = nil
+    ) -> JWSTransactionDecodedPayload {
+        JWSTransactionDecodedPayload(
+            originalTransactionId: original, transactionId: id, bundleId: bundleId, productId: product,
+            purchaseDate: Day.apple(purchased), originalPurchaseDate: Day.apple(purchased),
+            expiresDate: expires.map(Day.apple), quantity: 1, type: type, appAccountToken: token,
+            inAppOwnershipType: family ? .familyShared : .purchased, signedDate: Day.apple(signed ?? purchased),
+            revocationReason: revoked == nil ? nil : .other, revocationDate: revoked.map(Day.apple),
+            isUpgraded: upgraded, offerType: offer, environment: .sandbox,
+            revocationType: revocationType
+        )
+    }
+
+    /// A renewal info payload.
+    static func renewal(
+        original: String = "1000",
+        autoRenew: Bool = true,
+        renewsTo: String = "pro.monthly",
+        product: String = "pro.monthly",
+        billingRetry: Bool = false,
+        graceUntil: Double? = nil,
+        signed: Double
+    ) -> JWSRenewalInfoDecodedPayload {
+        JWSRenewalInfoDecodedPayload(
+            originalTransactionId: original, autoRenewProductId: renewsTo, productId: product,
+            autoRenewStatus: autoRenew ? .on : .off, isInBillingRetryPeriod: billingRetry,
+            gracePeriodExpiresDate: graceUntil.map(Day.apple), signedDate: Day.apple(signed), environment: .sandbox
+        )
+    }
+
+    /// Signs and ingests a V2 notification; returns the ingestion result.
+    @discardableResult
+    func notify(
+        _ type: NotificationType,
+        _ subtype: NotificationSubtype? = nil,
+        transaction: JWSTransactionDecodedPayload? = nil,
+        renewal: JWSRenewalInfoDecodedPayload? = nil,
+        at day: Double
+    ) async throws -> IngestResult {
+        clock.set(Day.date(day))
+        let jws = try pki.signNotification(
+            type: type, subtype: subtype, bundleId: Self.bundleId, environment: .sandbox,
+            transaction: transaction, renewalInfo: renewal, signedDate: Day.apple(day)
+        )
+        return try await ledger.ingestNotificationV2(body: try TestPKI.notificationBody(signedPayload: jws), context: IngestContext(source: "test"))
+    }
+
+    /// Signs a transaction and submits it for a user, as a client would.
+    @discardableResult
+    func submit(user: String, _ transaction: JWSTransactionDecodedPayload, renewal: JWSRenewalInfoDecodedPayload? = nil, at day: Double) async throws -> UserEntitlements {
+        clock.set(Day.date(day))
+        return try await ledger.submitTransaction(
+            userId: user, signedTransaction: try pki.signTransaction(transaction),
+            signedRenewalInfo: try renewal.map(pki.signRenewalInfo), context: IngestContext(source: "test")
+        )
+    }
+
+    /// The user's entitlement `id` evaluated at `day`.
+    func entitlement(_ id: String, of user: String, at day: Double) async throws -> EntitlementStatus? {
+        try await ledger.entitlements(userId: user, at: Day.date(day)).entitlements.first { $0.id == id }
+    }
+
+    /// The chain's evaluation at `day`.
+    func chain(_ original: String = "1000", at day: Double) async throws -> ChainEvaluation? {
+        try await ledger.chain(originalTransactionId: original, at: Day.date(day))
+    }
+}
+
+/// One test PKI for the whole run: generating keys per test is wasted time.
+enum SharedPKI {
+    static let value: Result<TestPKI, any Error> = Result { try TestPKI() }
+}
