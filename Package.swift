@@ -104,10 +104,20 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
+        // Test support shared by the test targets: fresh SQLite files and PostgreSQL schemas per test.
+        .target(
+            name: "EventStoreTesting",
+            dependencies: [
+                "EventStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "EventStoreTests",
             dependencies: [
-                "EventStore",
+                "EventStore", "EventStoreTesting",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -127,7 +137,7 @@ let package = Package(
         .testTarget(
             name: "LedgerTests",
             dependencies: [
-                "Ledger", "EventStore", "AppStore", "AppStoreTesting",
+                "Ledger", "EventStore", "AppStore", "AppStoreTesting", "EventStoreTesting",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -61,6 +61,16 @@ public protocol EventStore: Sendable {
     /// Reads a read-model document outside any transaction.
     func document(model: String, key: String) async throws -> Data?
 
+    /// Every read-model document, sorted by model and key (for `replay --check`).
+    func projectionDocuments() async throws -> [ProjectionDocument]
+
+    /// Replaces every read-model document at once: writes `documents` into a fresh table, then swaps it
+    /// in within one transaction, so readers see the old read models or the new ones, never a mix.
+    func replaceProjections(with documents: [ProjectionDocument]) async throws
+
+    /// How many events the store holds.
+    func eventCount() async throws -> Int
+
     /// Walks every stream's hash chain and reports each broken link.
     func audit(progress: (@Sendable (AuditProgress) -> Void)?) async throws -> AuditReport
 

@@ -362,15 +362,55 @@ public final class PostgresEventStore: EventStore {
         }
     }
 
-    // MARK: Audit and health
+    public func projectionDocuments() async throws -> [ProjectionDocument] {
+        try await withStorageErrors {
+            var documents: [ProjectionDocument] = []
+            for try await (model, key, data) in try await client.query(
+                PostgresQuery(unsafeSQL: PostgresSQL.allDocuments), logger: logger
+            ).decode((String, String, String).self) {
+                documents.append(ProjectionDocument(model: model, key: key, data: Data(data.utf8)))
+            }
+            return documents
+        }
+    }
 
-    public func audit(progress: (@Sendable (AuditProgress) -> Void)?) async throws -> AuditReport {
-        let total = try await withStorageErrors {
+    public func replaceProjections(with documents: [ProjectionDocument]) async throws {
+        try await withStorageErrors {
+            try await client.withConnection { connection in
+                _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.dropRebuild), logger: logger)
+                _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.createRebuild), logger: logger)
+                var start = 0
+                while start < documents.count {
+                    let batch = documents[start..<min(start + 2000, documents.count)]
+                    var binds = PostgresBindings()
+                    binds.append(batch.map(\.model))
+                    binds.append(batch.map(\.key))
+                    binds.append(batch.map { String(decoding: $0.data, as: UTF8.self) })
+                    _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.fillRebuild, binds: binds), logger: logger)
+                    start += batch.count
+                }
+                try await connection.withTransaction(logger: logger) { connection in
+                    for statement in PostgresSQL.swapRebuild {
+                        _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    }
+                }
+            }
+        }
+    }
+
+    public func eventCount() async throws -> Int {
+        try await withStorageErrors {
             for try await count in try await client.query(PostgresQuery(unsafeSQL: PostgresSQL.eventCount), logger: logger).decode(Int64.self) {
                 return Int(count)
             }
             return 0
         }
+    }
+
+    // MARK: Audit and health
+
+    public func audit(progress: (@Sendable (AuditProgress) -> Void)?) async throws -> AuditReport {
+        let total = try await eventCount()
         var auditor = ChainAuditor(totalEvents: total, progress: progress)
         var after = ("", Int64(0))
         while true {

@@ -82,6 +82,23 @@ enum PostgresSQL {
 
     static let eventCount = "SELECT count(*)::int8 FROM events"
 
+    static let allDocuments = "SELECT model, key, data::text FROM projections ORDER BY model, key"
+
+    static let dropRebuild = "DROP TABLE IF EXISTS projections_rebuild"
+    static let createRebuild = "CREATE TABLE projections_rebuild (LIKE projections INCLUDING ALL)"
+    static let fillRebuild = """
+        INSERT INTO projections_rebuild (model, key, data)
+        SELECT d.model, d.key, d.data::jsonb FROM unnest($1::text[], $2::text[], $3::text[]) AS d(model, key, data)
+        """
+    /// The swap, in one transaction; the index is renamed back so the next rebuild can reuse the name.
+    static let swapRebuild = [
+        "LOCK TABLE projections IN ACCESS EXCLUSIVE MODE",
+        "ALTER TABLE projections RENAME TO projections_replaced",
+        "ALTER TABLE projections_rebuild RENAME TO projections",
+        "DROP TABLE projections_replaced",
+        "ALTER INDEX projections_rebuild_pkey RENAME TO projections_pkey",
+    ]
+
     static let createMigrationsTable = """
         CREATE TABLE IF NOT EXISTS schema_migrations (
             version     integer PRIMARY KEY,

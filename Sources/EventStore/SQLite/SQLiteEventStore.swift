@@ -267,11 +267,47 @@ public final class SQLiteEventStore: EventStore {
         }
     }
 
+    public func projectionDocuments() async throws -> [ProjectionDocument] {
+        try await withStorageErrors {
+            try await reader.query(SQLiteSQL.allDocuments).map { row in
+                ProjectionDocument(
+                    model: row.column("model")?.string ?? "",
+                    key: row.column("key")?.string ?? "",
+                    data: Data((row.column("data")?.string ?? "").utf8)
+                )
+            }
+        }
+    }
+
+    public func replaceProjections(with documents: [ProjectionDocument]) async throws {
+        try await writeTransaction {
+            _ = try await writer.query(SQLiteSQL.dropRebuild)
+            _ = try await writer.query(SQLiteSQL.createRebuild)
+            // SQLite binds at most 32766 parameters per statement: 300 rows of 3 stay far below.
+            var start = 0
+            while start < documents.count {
+                let batch = documents[start..<min(start + 300, documents.count)]
+                let binds = batch.flatMap { [SQLiteData.text($0.model), .text($0.key), .text(String(decoding: $0.data, as: UTF8.self))] }
+                _ = try await writer.query(SQLiteSQL.fillRebuild(rows: batch.count), binds)
+                start += batch.count
+            }
+            for statement in SQLiteSQL.swapRebuild {
+                _ = try await writer.query(statement)
+            }
+        }
+    }
+
+    public func eventCount() async throws -> Int {
+        try await withStorageErrors {
+            try await reader.query(SQLiteSQL.eventCount).first?.column("count")?.integer ?? 0
+        }
+    }
+
     // MARK: Audit and health
 
     public func audit(progress: (@Sendable (AuditProgress) -> Void)?) async throws -> AuditReport {
         try await withStorageErrors {
-            let total = try await reader.query(SQLiteSQL.eventCount).first?.column("count")?.integer ?? 0
+            let total = try await eventCount()
             var auditor = ChainAuditor(totalEvents: total, progress: progress)
             var after: (String, Int64) = ("", 0)
             while true {

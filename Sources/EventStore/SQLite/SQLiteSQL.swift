@@ -85,6 +85,26 @@ enum SQLiteSQL {
 
     static let eventCount = "SELECT count(*) AS count FROM events"
 
+    static let allDocuments = "SELECT model, key, data FROM projections ORDER BY model, key"
+
+    static let dropRebuild = "DROP TABLE IF EXISTS projections_rebuild"
+    static let createRebuild = """
+        CREATE TABLE projections_rebuild (
+            model  TEXT NOT NULL,
+            key    TEXT NOT NULL,
+            data   TEXT NOT NULL,
+            PRIMARY KEY (model, key)
+        ) STRICT
+        """
+    static func fillRebuild(rows: Int) -> String {
+        "INSERT INTO projections_rebuild (model, key, data) VALUES " + (0..<rows).map { "(?\($0 * 3 + 1), ?\($0 * 3 + 2), ?\($0 * 3 + 3))" }.joined(separator: ", ")
+    }
+    static let swapRebuild = [
+        "ALTER TABLE projections RENAME TO projections_replaced",
+        "ALTER TABLE projections_rebuild RENAME TO projections",
+        "DROP TABLE projections_replaced",
+    ]
+
     static let createMigrationsTable = """
         CREATE TABLE IF NOT EXISTS schema_migrations (
             version     INTEGER PRIMARY KEY,

@@ -1,27 +1,44 @@
 import EventStore
 import Foundation
 
-/// Where a projector reads and writes read-model documents: the store's transaction when projecting
-/// inline, a dictionary when replaying.
-public protocol DocumentAccess: Sendable {
-    func document(model: String, key: String) async throws -> Data?
-    func putDocument(model: String, key: String, data: Data) async throws
+/// The read models a projector reads and writes, typed: the store's transaction when projecting
+/// inline, dictionaries in memory when replaying. One projector serves both, so a rebuilt read model
+/// comes out identical to the live one.
+public protocol LedgerDocuments: Sendable {
+    func chain(_ originalTransactionId: String) async throws -> ChainDocument?
+    func putChain(_ document: ChainDocument) async throws
+    func user(_ userId: String) async throws -> UserDocument?
+    func putUser(_ document: UserDocument) async throws
+    func owner(_ originalTransactionId: String) async throws -> OwnerDocument?
+    func putOwner(_ document: OwnerDocument, chain originalTransactionId: String) async throws
+    /// Takes the exclusive lock on a document before reading it for a change.
     func lock(model: String, key: String) async throws
 }
 
-/// The store's transaction is a document access as it is.
-struct TransactionDocuments: DocumentAccess {
+/// Read models as JSON documents inside the store's transaction.
+struct TransactionDocuments: LedgerDocuments {
     let transaction: any ProjectionTransaction
 
-    func document(model: String, key: String) async throws -> Data? {
-        try await transaction.document(model: model, key: key)
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }()
+
+    private func load<T: Decodable>(_ type: T.Type, _ model: String, _ key: String) async throws -> T? {
+        guard let data = try await transaction.document(model: model, key: key) else { return nil }
+        return try JSONDecoder().decode(T.self, from: data)
     }
 
-    func putDocument(model: String, key: String, data: Data) async throws {
-        try await transaction.putDocument(model: model, key: key, data: data)
+    private func store(_ value: some Encodable, _ model: String, _ key: String) async throws {
+        try await transaction.putDocument(model: model, key: key, data: try Self.encoder.encode(value))
     }
 
-    func lock(model: String, key: String) async throws {
-        try await transaction.lock(model: model, key: key)
-    }
+    func chain(_ id: String) async throws -> ChainDocument? { try await load(ChainDocument.self, ReadModel.subscriptionState, id) }
+    func putChain(_ document: ChainDocument) async throws { try await store(document, ReadModel.subscriptionState, document.state.originalTransactionId) }
+    func user(_ id: String) async throws -> UserDocument? { try await load(UserDocument.self, ReadModel.userEntitlements, id) }
+    func putUser(_ document: UserDocument) async throws { try await store(document, ReadModel.userEntitlements, document.state.userId) }
+    func owner(_ id: String) async throws -> OwnerDocument? { try await load(OwnerDocument.self, ReadModel.chainOwner, id) }
+    func putOwner(_ document: OwnerDocument, chain id: String) async throws { try await store(document, ReadModel.chainOwner, id) }
+    func lock(model: String, key: String) async throws { try await transaction.lock(model: model, key: key) }
 }

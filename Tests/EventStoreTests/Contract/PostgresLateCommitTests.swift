@@ -1,4 +1,5 @@
 import EventStore
+import EventStoreTesting
 import Foundation
 import Testing
 

@@ -1,6 +1,7 @@
 import AppStore
 import AppStoreTesting
 import EventStore
+import EventStoreTesting
 import Foundation
 import Ledger
 import Logging
@@ -42,38 +43,28 @@ struct LedgerHarness: Sendable {
     let store: any EventStore
     let clock: TestClock
     let receipts: FakeReceiptValidator
+    let fixture: StoreFixture
 
-    /// Runs `body` with a fresh harness on SQLite.
+    /// Runs `body` with a fresh harness on a fresh store (SQLite unless told otherwise).
     static func run(
+        dialect: StorageDialect = .sqlite,
         policy: LedgerConfiguration.LinkPolicy = .transfer,
         sharedSecrets: [String: String] = [bundleId: "s3cret"],
-        _ body: @Sendable (LedgerHarness) async throws -> Void
+        _ body: @Sendable @escaping (LedgerHarness) async throws -> Void
     ) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        var logger = Logger(label: "ledger.tests")
-        logger.logLevel = .warning
+        let logger = TestDatabases.logger
         let clock = TestClock(Day.date(0))
         let pki = try SharedPKI.value.get()
         let verifier = try pki.makeVerifier(bundleId: bundleId, appAppleId: 1_234_567_890, environments: [.sandbox, .production])
-        let store = try await SQLiteEventStore.open(path: directory.appendingPathComponent("l.sqlite").path, logger: logger, now: { clock.now() })
-        let receipts = FakeReceiptValidator()
-        let ledger = SubscriptionLedger(
-            store: store, verifier: verifier, receiptValidator: receipts,
-            configuration: LedgerConfiguration(catalog: catalog, linkPolicy: policy, sharedSecrets: sharedSecrets),
-            clock: clock, logger: logger
-        )
-        let outcome: Result<Void, any Error>
-        do {
-            try await store.migrate()
-            try await body(LedgerHarness(pki: pki, ledger: ledger, store: store, clock: clock, receipts: receipts))
-            outcome = .success(())
-        } catch {
-            outcome = .failure(error)
+        try await withFreshStore(dialect, now: { clock.now() }) { (fixture: StoreFixture) async throws in
+            let receipts = FakeReceiptValidator()
+            let ledger = SubscriptionLedger(
+                store: fixture.store, verifier: verifier, receiptValidator: receipts,
+                configuration: LedgerConfiguration(catalog: catalog, linkPolicy: policy, sharedSecrets: sharedSecrets),
+                clock: clock, logger: logger
+            )
+            try await body(LedgerHarness(pki: pki, ledger: ledger, store: fixture.store, clock: clock, receipts: receipts, fixture: fixture))
         }
-        try await store.shutdown()
-        try outcome.get()
     }
 
     /// A transaction payload with the fields a lifecycle needs.

@@ -3,27 +3,26 @@ import Foundation
 import Logging
 import PostgresNIO
 import SQLiteNIO
-import Testing
 
 /// Which databases the tests run against, from the environment `scripts/test` sets up.
 ///
 /// `SUBLEDGER_TEST_POSTGRES_URL` names a throwaway PostgreSQL server. Without it the PostgreSQL cases are
 /// left out locally, but under `CI=true` they run and fail, so CI can never pass without PostgreSQL.
-enum TestDatabases {
-    static var postgresURL: String? {
+public enum TestDatabases {
+    public static var postgresURL: String? {
         ProcessInfo.processInfo.environment["SUBLEDGER_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    static var isCI: Bool {
+    public static var isCI: Bool {
         ["true", "1"].contains(ProcessInfo.processInfo.environment["CI"]?.lowercased() ?? "")
     }
 
     /// The dialects to run contract tests against.
-    static var dialects: [StorageDialect] {
+    public static var dialects: [StorageDialect] {
         postgresURL != nil || isCI ? [.sqlite, .postgres] : [.sqlite]
     }
 
-    static let logger: Logger = {
+    public static let logger: Logger = {
         var logger = Logger(label: "subledger.tests")
         logger.logLevel = .warning
         return logger
@@ -31,15 +30,15 @@ enum TestDatabases {
 }
 
 /// A fresh, migrated store for one test, with raw access for tampering tests.
-struct StoreFixture: Sendable {
-    let store: any EventStore
-    let dialect: StorageDialect
+public struct StoreFixture: Sendable {
+    public let store: any EventStore
+    public let dialect: StorageDialect
     /// PostgreSQL: the private schema; SQLite: the database file.
-    let location: String
-    let rawPostgres: PostgresClient?
+    public let location: String
+    public let rawPostgres: PostgresClient?
 
     /// Runs SQL outside the store, as an operator with database access would.
-    func rawExecute(_ sql: String) async throws {
+    public func rawExecute(_ sql: String) async throws {
         switch dialect {
         case .postgres:
             guard let rawPostgres else { return }
@@ -64,8 +63,15 @@ struct StoreFixture: Sendable {
     }
 }
 
+/// PostgreSQL tests were asked for (CI=true) but no server was given.
+public struct PostgreSQLRequired: Error, CustomStringConvertible {
+    public var description: String {
+        "PostgreSQL is required under CI=true: set SUBLEDGER_TEST_POSTGRES_URL (scripts/test starts a throwaway server)"
+    }
+}
+
 /// Runs `body` with a fresh migrated store of `dialect`, its background work running, then cleans up.
-func withFreshStore(
+public func withFreshStore(
     _ dialect: StorageDialect,
     now: @escaping @Sendable () -> Date = { Date() },
     _ body: @Sendable (StoreFixture) async throws -> Void
@@ -86,10 +92,7 @@ func withFreshStore(
         }
         try await store.shutdown()
     case .postgres:
-        guard let url = TestDatabases.postgresURL else {
-            Issue.record("PostgreSQL is required under CI=true: set SUBLEDGER_TEST_POSTGRES_URL (scripts/test starts a throwaway server)")
-            return
-        }
+        guard let url = TestDatabases.postgresURL else { throw PostgreSQLRequired() }
         try await withPostgresSchema(url: url) { settings, schema, raw in
             let store = PostgresEventStore(settings: settings, logger: TestDatabases.logger, now: now)
             try await withRunning(store) {
@@ -101,7 +104,7 @@ func withFreshStore(
 }
 
 /// Creates a private schema for one test and drops it afterwards.
-func withPostgresSchema(
+public func withPostgresSchema(
     url: String,
     _ body: @Sendable (PostgresSettings, String, PostgresClient) async throws -> Void
 ) async throws {
@@ -128,7 +131,7 @@ func withPostgresSchema(
 }
 
 /// Keeps a store's background work running around `body`.
-func withRunning<T: Sendable>(_ store: any EventStore, _ body: @Sendable () async throws -> T) async throws -> T {
+public func withRunning<T: Sendable>(_ store: any EventStore, _ body: @Sendable () async throws -> T) async throws -> T {
     try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { try await store.run() }
         defer { group.cancelAll() }
@@ -137,7 +140,7 @@ func withRunning<T: Sendable>(_ store: any EventStore, _ body: @Sendable () asyn
 }
 
 /// Builds a test event with a JSON body.
-func event(
+public func event(
     _ type: String = "test.happened",
     _ body: [String: any Sendable] = [:],
     dedupeKey: String? = nil,
@@ -149,14 +152,14 @@ func event(
 
 extension Error {
     /// The store error code, if this is a store error.
-    var storeCode: EventStoreError.Code? { (self as? EventStoreError)?.code }
+    public var storeCode: EventStoreError.Code? { (self as? EventStoreError)?.code }
 }
 
 /// Reads the global log from `cursor` until at least `count` events have been seen or `timeout` passes.
 ///
 /// PostgreSQL's reader gate hides events while any older transaction in the cluster is open, and tests
 /// run in parallel, so a test waits for its events instead of expecting them on the first read.
-func readLog(
+public func readLog(
     _ store: any EventStore,
     after cursor: EventCursor = .start,
     atLeast count: Int,
