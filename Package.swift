@@ -30,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         .executableTarget(
@@ -49,7 +50,7 @@ let package = Package(
         .executableTarget(
             name: "subledger-bench",
             dependencies: [
-                "EventStore", "AppStore", "AppStoreTesting",
+                "EventStore", "Ledger", "AppStore", "AppStoreTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -58,9 +59,12 @@ let package = Package(
         .target(
             name: "LedgerHTTP",
             dependencies: [
-                "Ledger", "EventStore",
+                "Ledger", "EventStore", "AppStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         .target(

@@ -71,6 +71,13 @@ public protocol EventStore: Sendable {
     /// How many events the store holds.
     func eventCount() async throws -> Int
 
+    /// Keeps a refused webhook input in the bounded `rejections` table (the newest
+    /// `rejectionLimit` rows stay).
+    func recordRejection(source: String, code: String, detail: String, body: Data) async throws
+
+    /// The most recent rejections, newest first.
+    func rejections(limit: Int) async throws -> [Rejection]
+
     /// Walks every stream's hash chain and reports each broken link.
     func audit(progress: (@Sendable (AuditProgress) -> Void)?) async throws -> AuditReport
 
@@ -115,6 +122,9 @@ extension EventStore {
         try await readStream(stream, from: 1, limit: nil)
     }
 }
+
+/// How many refused webhook inputs the `rejections` table keeps.
+public let rejectionLimit = 10_000
 
 /// Which database an adapter talks to.
 public enum StorageDialect: String, Sendable, Hashable, CaseIterable {

@@ -1,6 +1,8 @@
 import EventStore
 import Hummingbird
+import Ledger
 import Logging
+import NIOCore
 
 /// Builds the Hummingbird application that serves the ledger's HTTP API.
 public enum LedgerApplication {
@@ -8,18 +10,26 @@ public enum LedgerApplication {
     public struct Settings: Sendable, Hashable {
         public var host: String
         public var port: Int
+        /// How long a connection may stay idle (a slow client) before it is closed.
+        public var idleTimeout: Duration
 
         /// Creates listen settings.
-        public init(host: String, port: Int) {
+        public init(host: String, port: Int, idleTimeout: Duration = .seconds(30)) {
             self.host = host
             self.port = port
+            self.idleTimeout = idleTimeout
         }
     }
 
     /// The router with every route the service serves.
-    public static func router(store: any EventStore) -> Router<BasicRequestContext> {
-        let router = Router()
+    public static func router(store: any EventStore, ledger: SubscriptionLedger?, keys: [APIKey], clock: any LedgerClock) -> Router<LedgerRequestContext> {
+        let router = Router(context: LedgerRequestContext.self)
+        router.add(middleware: RequestIDMiddleware())
+        router.add(middleware: ProblemMiddleware())
         HealthRoutes(store: store).register(on: router)
+        if let ledger {
+            LedgerRoutes(ledger: ledger, keys: keys, clock: clock).register(on: router)
+        }
         return router
     }
 
@@ -27,11 +37,15 @@ public enum LedgerApplication {
     public static func make(
         settings: Settings,
         store: any EventStore,
+        ledger: SubscriptionLedger? = nil,
+        keys: [APIKey] = [],
+        clock: any LedgerClock = SystemClock(),
         logger: Logger,
         onServerRunning: (@Sendable (Int) async -> Void)? = nil
-    ) -> Application<RouterResponder<BasicRequestContext>> {
+    ) -> Application<RouterResponder<LedgerRequestContext>> {
         Application(
-            router: router(store: store),
+            router: router(store: store, ledger: ledger, keys: keys, clock: clock),
+            server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(settings.idleTimeout.components.seconds) * 1_000_000_000))),
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "subledger"),
             onServerRunning: { channel in
                 await onServerRunning?(channel.localAddress?.port ?? settings.port)

@@ -407,6 +407,37 @@ public final class PostgresEventStore: EventStore {
         }
     }
 
+    public func recordRejection(source: String, code: String, detail: String, body: Data) async throws {
+        var binds = PostgresBindings()
+        binds.append(source)
+        binds.append(code)
+        binds.append(detail)
+        binds.append(String(decoding: body.prefix(1 << 20), as: UTF8.self))
+        try await withStorageErrors {
+            for try await id in try await client.query(PostgresQuery(unsafeSQL: PostgresSQL.insertRejection, binds: binds), logger: logger).decode(Int64.self)
+            where id > Int64(rejectionLimit) && id % 100 == 0 {
+                // Trimming every hundredth insert keeps the table bounded without a delete per request.
+                var trim = PostgresBindings()
+                trim.append(id - Int64(rejectionLimit))
+                _ = try await client.query(PostgresQuery(unsafeSQL: PostgresSQL.trimRejections, binds: trim), logger: logger)
+            }
+        }
+    }
+
+    public func rejections(limit: Int) async throws -> [Rejection] {
+        var binds = PostgresBindings()
+        binds.append(Int64(limit))
+        return try await withStorageErrors {
+            var rejections: [Rejection] = []
+            for try await (micros, source, code, detail, body) in try await client.query(
+                PostgresQuery(unsafeSQL: PostgresSQL.recentRejections, binds: binds), logger: logger
+            ).decode((Int64, String, String, String, String).self) {
+                rejections.append(Rejection(receivedAt: Timestamp.date(micros: micros), source: source, code: code, detail: detail, body: body))
+            }
+            return rejections
+        }
+    }
+
     // MARK: Audit and health
 
     public func audit(progress: (@Sendable (AuditProgress) -> Void)?) async throws -> AuditReport {

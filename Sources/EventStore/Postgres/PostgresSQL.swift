@@ -115,5 +115,12 @@ enum PostgresSQL {
 
     static let recordMigration = "INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)"
 
+    static let insertRejection = "INSERT INTO rejections (source, code, detail, body) VALUES ($1, $2, $3, $4) RETURNING id"
+    static let trimRejections = "DELETE FROM rejections WHERE id <= $1"
+    static let recentRejections = """
+        SELECT (extract(epoch FROM received_at) * 1000000)::int8, source, code, detail, body
+        FROM rejections ORDER BY id DESC LIMIT $1
+        """
+
     static let listenChannel = "subledger_events"
 }

@@ -303,6 +303,31 @@ public final class SQLiteEventStore: EventStore {
         }
     }
 
+    public func recordRejection(source: String, code: String, detail: String, body: Data) async throws {
+        let stamp = Int(Timestamp.micros(now()))
+        let text = String(decoding: body.prefix(1 << 20), as: UTF8.self)
+        try await writeTransaction {
+            let rows = try await writer.query(SQLiteSQL.insertRejection, [.integer(stamp), .text(source), .text(code), .text(detail), .text(text)])
+            if let id = rows.first?.column("id")?.integer, id > rejectionLimit {
+                _ = try await writer.query(SQLiteSQL.trimRejections, [.integer(id - rejectionLimit)])
+            }
+        }
+    }
+
+    public func rejections(limit: Int) async throws -> [Rejection] {
+        try await withStorageErrors {
+            try await reader.query(SQLiteSQL.recentRejections, [.integer(limit)]).map { row in
+                Rejection(
+                    receivedAt: Timestamp.date(micros: Int64(row.column("received_at")?.integer ?? 0)),
+                    source: row.column("source")?.string ?? "",
+                    code: row.column("code")?.string ?? "",
+                    detail: row.column("detail")?.string ?? "",
+                    body: row.column("body")?.string ?? ""
+                )
+            }
+        }
+    }
+
     // MARK: Audit and health
 
     public func audit(progress: (@Sendable (AuditProgress) -> Void)?) async throws -> AuditReport {

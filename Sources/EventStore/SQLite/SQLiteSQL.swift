@@ -105,6 +105,12 @@ enum SQLiteSQL {
         "DROP TABLE projections_replaced",
     ]
 
+    static let insertRejection = """
+        INSERT INTO rejections (received_at, source, code, detail, body) VALUES (?1, ?2, ?3, ?4, ?5) RETURNING id
+        """
+    static let trimRejections = "DELETE FROM rejections WHERE id <= ?1"
+    static let recentRejections = "SELECT received_at, source, code, detail, body FROM rejections ORDER BY id DESC LIMIT ?1"
+
     static let createMigrationsTable = """
         CREATE TABLE IF NOT EXISTS schema_migrations (
             version     INTEGER PRIMARY KEY,

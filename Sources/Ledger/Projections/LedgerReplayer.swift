@@ -51,19 +51,42 @@ public struct LedgerReplayer: Sendable {
         let total = try await store.eventCount()
         let documents = InMemoryDocuments()
         let projector = LedgerProjector()
-        var cursor = EventCursor.start
+        let store = self.store
+        let pageSize = self.pageSize
         var count = 0
-        while true {
-            let page = try await store.readAll(after: cursor, limit: pageSize)
+        // Three stages overlap: the next page is read while this one is decoded (in parallel slices,
+        // JSON decoding is most of the cost) and then folded in log order.
+        var pending: Task<EventPage, any Error>? = Task { try await store.readAll(after: .start, limit: pageSize) }
+        while let reading = pending {
+            let page = try await reading.value
             if page.events.isEmpty { break }
-            for event in page.events {
-                try await projector.apply(try ProjectableEvent(event), to: documents)
+            let next = page.next
+            pending = Task { try await store.readAll(after: next, limit: pageSize) }
+            for event in try await Self.decode(page.events) {
+                try await projector.apply(event, to: documents)
             }
             count += page.events.count
-            cursor = page.next
             progress?(Progress(events: count, totalEvents: max(total, count)))
         }
         return (try documents.documents(), count)
+    }
+
+    /// Decodes events in parallel slices, keeping their order.
+    static func decode(_ events: [RecordedEvent]) async throws -> [ProjectableEvent] {
+        let slices = max(1, min(ProcessInfo.processInfo.activeProcessorCount, events.count / 256))
+        let size = (events.count + slices - 1) / slices
+        return try await withThrowingTaskGroup(of: (Int, [ProjectableEvent]).self) { group in
+            for slice in 0..<slices {
+                let part = Array(events[min(slice * size, events.count)..<min((slice + 1) * size, events.count)])
+                group.addTask {
+                    let decoder = JSONDecoder()
+                    return (slice, try part.map { try ProjectableEvent($0, decoder: decoder) })
+                }
+            }
+            var parts = [[ProjectableEvent]](repeating: [], count: slices)
+            for try await (slice, decoded) in group { parts[slice] = decoded }
+            return parts.flatMap { $0 }
+        }
     }
 
     /// Rebuilds every read model from the events and swaps them in.

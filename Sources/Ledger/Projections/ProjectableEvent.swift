@@ -28,8 +28,7 @@ public struct ProjectableEvent: Sendable {
     }
 
     /// Decodes a stored event; unknown types and schema versions become `.other`.
-    public init(_ event: RecordedEvent) throws {
-        let decoder = JSONDecoder()
+    public init(_ event: RecordedEvent, decoder: JSONDecoder = JSONDecoder()) throws {
         let body: Body
         switch event.type {
         case LedgerEventType.notificationV2, LedgerEventType.notificationV1,

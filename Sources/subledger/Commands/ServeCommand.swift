@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import EventStore
 import Hummingbird
+import Ledger
 import LedgerHTTP
 import Logging
 import ServiceLifecycle
@@ -22,6 +23,14 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         var configuration = try options.load()
         if noMigrate { configuration.migrateOnStart = false }
+        do {
+            try await run(configuration)
+        } catch let error as ConfigurationError {
+            throw ValidationError(error.description)
+        }
+    }
+
+    private func run(_ configuration: SubledgerConfiguration) async throws {
         let logger = ProcessLogger.make(level: configuration.logLevel)
         let host = configuration.httpHost
         try await Self.serve(configuration, logger: logger) { port in
@@ -40,9 +49,21 @@ struct ServeCommand: AsyncParsableCommand {
         onServerRunning: (@Sendable (Int) async -> Void)? = nil
     ) async throws {
         let store = try await EventStoreFactory.open(configuration.database, logger: logger)
+        let ledger: SubscriptionLedger
+        do {
+            ledger = try LedgerFactory.makeLedger(configuration, store: store, logger: logger)
+        } catch {
+            try? await store.shutdown()
+            throw error
+        }
+        if configuration.apiKeys.isEmpty {
+            logger.notice("no API keys configured (auth.keys): authenticated endpoints answer 401; see subledger keys generate")
+        }
         var app = LedgerApplication.make(
             settings: .init(host: configuration.httpHost, port: configuration.httpPort),
             store: store,
+            ledger: ledger,
+            keys: configuration.apiKeys,
             logger: logger,
             onServerRunning: onServerRunning
         )

@@ -26,5 +26,19 @@ struct ConfigurationKey: Sendable {
         ConfigurationKey(path: "database.url", kind: .string, help: "sqlite:PATH or postgres://user:password@host:port/db"),
         ConfigurationKey(path: "database.migrate_on_start", kind: .boolean, help: "apply pending migrations when serve starts"),
         ConfigurationKey(path: "log.level", kind: .choice(["trace", "debug", "info", "notice", "warning", "error", "critical"]), help: "least severe log level written"),
+        ConfigurationKey(path: "apple.verify_receipt.production_url", kind: .string, help: "Apple's verifyReceipt production endpoint"),
+        ConfigurationKey(path: "apple.verify_receipt.sandbox_url", kind: .string, help: "Apple's verifyReceipt sandbox endpoint"),
+        ConfigurationKey(path: "apple.verify_receipt.shared_secret_env", kind: .string, help: "environment variable holding the shared secret sent to verifyReceipt"),
+        ConfigurationKey(path: "linking.app_account_token", kind: .boolean, help: "a transaction's appAccountToken claims the chain for the user with that id"),
+        ConfigurationKey(path: "linking.policy", kind: .choice(["transfer", "keep"]), help: "who owns a chain another user claims: the latest claimant (transfer) or the first (keep)"),
+        ConfigurationKey(path: "entitlements.sandbox_grants", kind: .boolean, help: "whether sandbox purchases grant entitlements (App Review needs this)"),
+    ]
+
+    /// Settings that are lists or maps rather than single values; they come from the file only.
+    static let structured: [String: String] = [
+        "apple.apps": "apps accepted: bundle_id, app_apple_id, environments, shared_secret_env, allow_unsigned_local",
+        "apple.trusted_roots": "extra trusted root certificates (DER or PEM files); Apple Root CA - G3 is always trusted",
+        "products": "product id -> { entitlements: [ids], duration_days: N for non-renewing }",
+        "auth.keys": "API keys: { name, scopes: [read, ingest, admin], sha256: hex SHA-256 of the secret }",
     ]
 }

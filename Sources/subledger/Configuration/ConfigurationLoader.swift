@@ -33,7 +33,7 @@ struct ConfigurationLoader {
 
     /// Loads from YAML text and the environment.
     func load(yaml: String) throws -> SubledgerConfiguration {
-        var values = try Self.flatten(yaml: yaml)
+        var (values, sections) = try Self.flatten(yaml: yaml)
         // Where each value came from, so an error names the environment variable when it is at fault.
         var sources = Dictionary(uniqueKeysWithValues: values.keys.map { ($0, $0) })
         let keys = Dictionary(uniqueKeysWithValues: ConfigurationKey.all.map { ($0.path, $0) })
@@ -55,7 +55,15 @@ struct ConfigurationLoader {
             guard let key = keys[path] else { continue }
             values[path] = try Self.validate(value, for: key, source: sources[path] ?? path)
         }
-        return try SubledgerConfiguration(values: values)
+        var configuration = try SubledgerConfiguration(values: values)
+        try StructuredSettings.apply(sections, to: &configuration, environment: environment)
+        if let variable = values["apple.verify_receipt.shared_secret_env"] {
+            guard let secret = environment[variable], !secret.isEmpty else {
+                throw ConfigurationError(key: "apple.verify_receipt.shared_secret_env", message: "names \(variable), which is not set in the environment")
+            }
+            configuration.verifyReceiptSharedSecret = secret
+        }
+        return configuration
     }
 
     /// Checks a value against its key's kind and returns its normal form.
@@ -83,31 +91,37 @@ struct ConfigurationLoader {
         }
     }
 
-    /// Turns nested YAML mappings into dotted keys with scalar text values.
-    static func flatten(yaml: String) throws -> [String: String] {
+    /// Turns nested YAML mappings into dotted keys with scalar text values, setting aside the
+    /// structured sections (lists and maps) for `StructuredSettings`.
+    static func flatten(yaml: String) throws -> ([String: String], [String: Node]) {
         let node: Node?
         do {
             node = try Yams.compose(yaml: yaml)
         } catch {
             throw ConfigurationError(key: "(file)", message: "not valid YAML: \(error)")
         }
-        guard let node else { return [:] }
+        guard let node else { return ([:], [:]) }
         guard case .mapping = node else {
             throw ConfigurationError(key: "(file)", message: "the top level must be a mapping of keys")
         }
         var values: [String: String] = [:]
-        try flatten(node, prefix: "", into: &values)
-        return values
+        var sections: [String: Node] = [:]
+        try flatten(node, prefix: "", into: &values, sections: &sections)
+        return (values, sections)
     }
 
-    private static func flatten(_ node: Node, prefix: String, into values: inout [String: String]) throws {
+    private static func flatten(_ node: Node, prefix: String, into values: inout [String: String], sections: inout [String: Node]) throws {
+        if ConfigurationKey.structured[prefix] != nil {
+            sections[prefix] = node
+            return
+        }
         switch node {
         case .mapping(let mapping):
             for (keyNode, valueNode) in mapping {
                 guard let key = keyNode.string else {
                     throw ConfigurationError(key: prefix.isEmpty ? "(file)" : prefix, message: "keys must be strings")
                 }
-                try flatten(valueNode, prefix: prefix.isEmpty ? key : "\(prefix).\(key)", into: &values)
+                try flatten(valueNode, prefix: prefix.isEmpty ? key : "\(prefix).\(key)", into: &values, sections: &sections)
             }
         case .scalar(let scalar):
             values[prefix] = scalar.string

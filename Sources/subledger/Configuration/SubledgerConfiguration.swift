@@ -1,5 +1,7 @@
 import EventStore
 import Foundation
+import Ledger
+import LedgerHTTP
 import Logging
 
 /// The service's settings: defaults, then the YAML file, then `SUBLEDGER_*` environment overrides.
@@ -9,6 +11,27 @@ struct SubledgerConfiguration: Sendable, Equatable {
     var database = DatabaseURL.default
     var migrateOnStart = true
     var logLevel = Logger.Level.info
+    var apps: [AppSettings] = []
+    var trustedRoots: [String] = []
+    var verifyReceiptProductionURL = "https://buy.itunes.apple.com/verifyReceipt"
+    var verifyReceiptSandboxURL = "https://sandbox.itunes.apple.com/verifyReceipt"
+    /// The shared secret sent to verifyReceipt (read from the variable `apple.verify_receipt.shared_secret_env` names).
+    var verifyReceiptSharedSecret: String?
+    var catalog = ProductCatalog()
+    var linkPolicy = LedgerConfiguration.LinkPolicy.transfer
+    var linkAppAccountToken = true
+    var sandboxGrants = true
+    var apiKeys: [APIKey] = []
+
+    /// One accepted app.
+    struct AppSettings: Sendable, Equatable {
+        var bundleId: String
+        var appAppleId: Int64?
+        var environments: [String]
+        /// The V1 shared secret, read from the environment variable the file names.
+        var sharedSecret: String?
+        var allowUnsignedLocal: Bool
+    }
 
     /// Reads settings from already-parsed scalar values keyed by dotted path.
     init(values: [String: String]) throws {
@@ -23,6 +46,11 @@ struct SubledgerConfiguration: Sendable, Equatable {
         }
         if let migrate = values["database.migrate_on_start"] { migrateOnStart = migrate == "true" }
         if let level = values["log.level"] { logLevel = Logger.Level(rawValue: level) ?? logLevel }
+        if let url = values["apple.verify_receipt.production_url"] { verifyReceiptProductionURL = url }
+        if let url = values["apple.verify_receipt.sandbox_url"] { verifyReceiptSandboxURL = url }
+        if let policy = values["linking.policy"] { linkPolicy = LedgerConfiguration.LinkPolicy(rawValue: policy) ?? linkPolicy }
+        if let token = values["linking.app_account_token"] { linkAppAccountToken = token == "true" }
+        if let sandbox = values["entitlements.sandbox_grants"] { sandboxGrants = sandbox == "true" }
     }
 
     /// The defaults, with no file and no environment.

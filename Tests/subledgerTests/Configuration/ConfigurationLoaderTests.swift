@@ -89,3 +89,61 @@ struct ConfigurationLoaderTests {
         #expect(names.contains("SUBLEDGER_DATABASE_MIGRATE_ON_START"))
     }
 }
+
+@Suite("Configuration: apps, products, linking and API keys")
+struct StructuredConfigurationTests {
+    static let yaml = """
+        apple:
+          trusted_roots: []
+          verify_receipt: { production_url: "http://127.0.0.1:1/verifyReceipt", sandbox_url: "http://127.0.0.1:1/sandbox" }
+          apps:
+            - bundle_id: com.example.app
+              app_apple_id: 1234567890
+              environments: [Production, Sandbox]
+              shared_secret_env: APPLE_SHARED_SECRET
+        products:
+          pro.monthly: { entitlements: [pro] }
+          pass.30days: { entitlements: [pro], duration_days: 30 }
+        linking: { app_account_token: false, policy: keep }
+        auth:
+          keys:
+            - { name: backend, scopes: [read, ingest], sha256: "2CF24DBA5FB0A30E26E83B2AC5B9E29E1B161E5C1FA7425E73043362938B9824" }
+        """
+
+    @Test func theIssueExampleLoads() throws {
+        let configuration = try ConfigurationLoader(environment: ["APPLE_SHARED_SECRET": "s3cret"]).load(yaml: Self.yaml)
+        #expect(configuration.apps.first?.bundleId == "com.example.app")
+        #expect(configuration.apps.first?.appAppleId == 1_234_567_890)
+        #expect(configuration.apps.first?.environments == ["Production", "Sandbox"])
+        #expect(configuration.apps.first?.sharedSecret == "s3cret")
+        #expect(configuration.catalog.entitlements(of: "pro.monthly") == ["pro"])
+        #expect(configuration.catalog.product("pass.30days")?.durationDays == 30)
+        #expect(configuration.linkPolicy == .keep)
+        #expect(!configuration.linkAppAccountToken)
+        #expect(configuration.apiKeys.first?.name == "backend")
+        #expect(configuration.apiKeys.first?.sha256 == "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824")
+        #expect(configuration.verifyReceiptProductionURL == "http://127.0.0.1:1/verifyReceipt")
+    }
+
+    @Test(arguments: [
+        ("apple:\n  apps:\n    - { bundle_id: a, colour: red }", "apple.apps[0].colour"),
+        ("apple:\n  apps:\n    - { app_apple_id: 1 }", "apple.apps[0].bundle_id"),
+        ("apple:\n  apps:\n    - { bundle_id: a, environments: [Staging] }", "apple.apps[0].environments"),
+        ("apple:\n  apps:\n    - { bundle_id: a, shared_secret_env: MISSING_SECRET }", "apple.apps[0].shared_secret_env"),
+        ("products:\n  p: { entitlements: [pro], duration_days: -3 }", "products.p.duration_days"),
+        ("products:\n  p: { grants: [pro] }", "products.p.grants"),
+        ("auth:\n  keys:\n    - { name: k, scopes: [write], sha256: \"2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824\" }", "auth.keys[0].scopes"),
+        ("auth:\n  keys:\n    - { name: k, scopes: [read], sha256: short }", "auth.keys[0].sha256"),
+        ("linking: { policy: share }", "linking.policy"),
+    ])
+    func badStructuredSettingsFailNamingTheKey(_ yaml: String, _ key: String) {
+        do {
+            _ = try ConfigurationLoader(environment: [:]).load(yaml: yaml)
+            Issue.record("accepted \(yaml)")
+        } catch let error as ConfigurationError {
+            #expect(error.key == key)
+        } catch {
+            Issue.record("unexpected error \(error)")
+        }
+    }
+}

@@ -1,0 +1,21 @@
+import Foundation
+
+/// A webhook input that was refused, kept so operators can see what Apple (or an impostor) sent.
+public struct Rejection: Sendable, Hashable {
+    public var receivedAt: Date
+    public var source: String
+    /// The stable error code it was refused with.
+    public var code: String
+    public var detail: String
+    /// The body as received (cut to the first 1 MiB).
+    public var body: String
+
+    /// Creates a rejection record.
+    public init(receivedAt: Date, source: String, code: String, detail: String, body: String) {
+        self.receivedAt = receivedAt
+        self.source = source
+        self.code = code
+        self.detail = detail
+        self.body = body
+    }
+}

@@ -1,0 +1,18 @@
+import Hummingbird
+
+/// The request context of every route: the request id and the authenticated key, if any.
+public struct LedgerRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// The request's id (from `X-Request-ID` or generated), on every log line and in event metadata.
+    public var requestID: String = ""
+
+    public init(source: Source) {
+        self.coreContext = .init(source: source)
+    }
+
+    /// Bodies over 1 MiB are refused with 413 before they are read further.
+    public var maxUploadSize: Int { LedgerRequestContext.maximumBodySize }
+
+    /// The largest request body the API reads.
+    public static let maximumBodySize = 1 << 20
+}

@@ -1,0 +1,72 @@
+import AppStore
+import EventStore
+import Foundation
+import Hummingbird
+import Ledger
+import NIOCore
+
+extension Problem {
+    /// The problem to answer for any error a route throws, with a stable code.
+    ///
+    /// Verification failures are the client's (400); a database that cannot be reached is transient
+    /// (503, so Apple retries); Apple's servers being unreachable is 502.
+    public init(_ error: any Error) {
+        switch error {
+        case let problem as Problem:
+            self = problem
+        case let error as AppStoreError:
+            switch error.code {
+            case .appleUnavailable, .invalidResponse:
+                self.init(status: .badGateway, code: "apple_unavailable", title: "Apple unavailable", detail: error.message)
+            case .inputTooLarge:
+                self.init(status: .contentTooLarge, code: "payload_too_large", title: "Payload too large", detail: error.message)
+            default:
+                self.init(status: .badRequest, code: error.code.rawValue, title: "Verification failed", detail: error.message)
+            }
+        case let error as LedgerError:
+            let status: HTTPResponse.Status = switch error.code {
+            case .invalidPassword: .unauthorized
+            case .linkConflict: .conflict
+            case .notFound: .notFound
+            case .receiptValidationUnavailable: .serviceUnavailable
+            default: .badRequest
+            }
+            self.init(status: status, code: error.code.rawValue, title: Self.title(error.code.rawValue), detail: error.message)
+        case let error as EventStoreError:
+            switch error.code {
+            case .storageUnavailable, .writeRace:
+                self = .storageUnavailable(error.message)
+            case .versionConflict:
+                self.init(status: .conflict, code: error.code.rawValue, title: "Conflict", detail: error.message)
+            case .invalidEvent:
+                self.init(status: .badRequest, code: "malformed_body", title: "Malformed body", detail: error.message)
+            default:
+                self.init(status: .internalServerError, code: "storage_error", title: "Storage error", detail: error.message)
+            }
+        case is NIOTooManyBytesError:
+            self.init(status: .contentTooLarge, code: "payload_too_large", title: "Payload too large",
+                      detail: "request bodies are limited to \(LedgerRequestContext.maximumBodySize) bytes")
+        case let error as DecodingError:
+            self.init(status: .badRequest, code: "malformed_body", title: "Malformed body", detail: Self.describe(error))
+        case let error as HTTPError:
+            self.init(status: error.status, code: error.status.code == 404 ? "not_found" : "http_\(error.status.code)",
+                      title: error.status.reasonPhrase, detail: error.body ?? error.status.reasonPhrase)
+        default:
+            self.init(status: .internalServerError, code: "internal_error", title: "Internal error", detail: "the server failed to handle the request")
+        }
+    }
+
+    static func title(_ code: String) -> String {
+        code.split(separator: "_").enumerated().map { $0.offset == 0 ? $0.element.capitalized : String($0.element) }.joined(separator: " ")
+    }
+
+    static func describe(_ error: DecodingError) -> String {
+        switch error {
+        case .keyNotFound(let key, _): "missing field \(key.stringValue)"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context):
+            "wrong type at \(context.codingPath.map(\.stringValue).joined(separator: ".")): \(context.debugDescription)"
+        case .dataCorrupted(let context): "not valid JSON: \(context.debugDescription)"
+        @unknown default: "the body could not be decoded"
+        }
+    }
+}

@@ -1,0 +1,202 @@
+import EventStore
+import Foundation
+import Hummingbird
+import Ledger
+import NIOCore
+
+/// Every `/v1` route: parse, authorise, call the ledger, encode. No business logic lives here.
+public struct LedgerRoutes: Sendable {
+    let ledger: SubscriptionLedger
+    let authenticator: APIKeyAuthenticator
+    let clock: any LedgerClock
+
+    /// Creates the routes over a ledger and the configured API keys.
+    public init(ledger: SubscriptionLedger, keys: [APIKey], clock: any LedgerClock = SystemClock()) {
+        self.ledger = ledger
+        self.authenticator = APIKeyAuthenticator(keys: keys)
+        self.clock = clock
+    }
+
+    /// Adds the routes to a router.
+    public func register(on router: Router<LedgerRequestContext>) {
+        let v1 = router.group("v1")
+        v1.post("apple/notifications/v2") { request, context in
+            try await self.webhook(request, context, source: "POST /v1/apple/notifications/v2") { body, ingest in
+                try await self.ledger.ingestNotificationV2(body: body, context: ingest)
+            }
+        }
+        v1.post("apple/notifications/v1") { request, context in
+            try await self.webhook(request, context, source: "POST /v1/apple/notifications/v1") { body, ingest in
+                try await self.ledger.ingestNotificationV1(body: body, context: ingest)
+            }
+        }
+        v1.post("apple/transactions") { request, context in
+            try authenticator.require(.ingest, request)
+            let body = try await Self.decode(SubmitTransactionRequest.self, request, context)
+            try Self.requireUser(body.user_id)
+            let view = try await ledger.submitTransaction(
+                userId: body.user_id, signedTransaction: body.signed_transaction,
+                signedRenewalInfo: body.signed_renewal_info, context: Self.ingestContext("POST /v1/apple/transactions", context)
+            )
+            return EntitlementViewBody(view)
+        }
+        v1.post("apple/receipts") { request, context in
+            try authenticator.require(.ingest, request)
+            let body = try await Self.decode(SubmitReceiptRequest.self, request, context)
+            try Self.requireUser(body.user_id)
+            let view = try await ledger.submitReceipt(
+                userId: body.user_id, receiptData: body.receipt_data, context: Self.ingestContext("POST /v1/apple/receipts", context)
+            )
+            return EntitlementViewBody(view)
+        }
+        v1.get("users/:user_id/entitlements") { request, context in
+            try authenticator.require(.read, request)
+            let user = try context.parameters.require("user_id")
+            if let asOf = try Self.date(request, "as_of") {
+                return EntitlementViewBody(try await ledger.entitlements(userId: user, asOf: asOf))
+            }
+            let at = try Self.date(request, "at") ?? clock.now()
+            return EntitlementViewBody(try await ledger.entitlements(userId: user, at: at))
+        }
+        v1.get("users/:user_id/events") { request, context in
+            try authenticator.require(.read, request)
+            let user = try context.parameters.require("user_id")
+            let page = try await ledger.userEvents(userId: user, after: try Self.cursor(request), limit: try Self.limit(request))
+            return EventPageBody(events: page.events.map(EventBody.init), next_after: page.next.description)
+        }
+        v1.post("users/:user_id/grants") { request, context in
+            try authenticator.require(.admin, request)
+            let user = try context.parameters.require("user_id")
+            let body = try await Self.decode(GrantRequest.self, request, context)
+            guard let expires = APIDate.parse(body.expires_at) else {
+                throw Problem(status: .badRequest, code: "malformed_body", title: "Malformed body", detail: "expires_at must be an ISO 8601 date")
+            }
+            let grant = try await ledger.grant(
+                userId: user, entitlement: body.entitlement, expiresAt: expires, reason: body.reason,
+                context: Self.ingestContext("POST /v1/users/{user_id}/grants", context)
+            )
+            let answer = GrantBody(grant_id: grant.grantId, user_id: user, entitlement: grant.entitlement, expires_at: APIDate.string(expires), reason: grant.reason)
+            return try Self.json(answer, status: .created)
+        }
+        v1.get("subscriptions/:original_transaction_id") { request, context in
+            try authenticator.require(.read, request)
+            let chain = try context.parameters.require("original_transaction_id")
+            let at = try Self.date(request, "at") ?? clock.now()
+            guard let evaluation = try await ledger.chain(originalTransactionId: chain, at: at) else {
+                throw Problem(status: .notFound, code: "not_found", title: "Not found", detail: "no subscription with original transaction id \(chain)")
+            }
+            return SubscriptionBody(evaluation)
+        }
+        v1.get("events") { request, context in
+            try authenticator.require(.read, request)
+            let after = try Self.cursor(request) ?? .start
+            if request.headers[.accept]?.contains("application/x-ndjson") == true {
+                return Self.ndjson(store: ledger.store, after: after)
+            }
+            let limit = try Self.limit(request)
+            let page = try await ledger.store.readAll(after: after, limit: limit)
+            return try Self.json(EventPageBody(events: page.events.map(EventBody.init), next_after: page.next.description), status: .ok)
+        }
+    }
+
+    /// A webhook: verification and password failures are answered 400/401 and recorded as rejections,
+    /// never as events; a store failure is 503 so Apple retries.
+    private func webhook(
+        _ request: Request,
+        _ context: LedgerRequestContext,
+        source: String,
+        _ ingest: (Data, IngestContext) async throws -> IngestResult
+    ) async throws -> IngestBody {
+        let buffer = try await request.body.collect(upTo: context.maxUploadSize)
+        let body = Data(buffer: buffer)
+        do {
+            let result = try await ingest(body, Self.ingestContext(source, context))
+            return IngestBody(result: result.isDuplicate ? "duplicate" : "recorded", event_id: result.eventID, position: result.position)
+        } catch {
+            let problem = Problem(error)
+            if (400..<500).contains(problem.statusCode) {
+                do {
+                    try await ledger.store.recordRejection(source: source, code: problem.code, detail: problem.detail, body: body)
+                } catch {
+                    context.logger.warning("could not record a rejection", metadata: ["error": "\(error)"])
+                }
+            }
+            throw problem
+        }
+    }
+
+    static func ingestContext(_ source: String, _ context: LedgerRequestContext) -> IngestContext {
+        IngestContext(source: source, requestID: context.requestID)
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, _ request: Request, _ context: LedgerRequestContext) async throws -> T {
+        let buffer = try await request.body.collect(upTo: context.maxUploadSize)
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(buffer: buffer))
+        } catch let error as DecodingError {
+            throw Problem(error)
+        }
+    }
+
+    static func requireUser(_ user: String) throws {
+        guard !user.isEmpty, user.count <= 256 else {
+            throw Problem(status: .badRequest, code: "malformed_body", title: "Malformed body", detail: "user_id must be 1 to 256 characters")
+        }
+    }
+
+    static func date(_ request: Request, _ name: String) throws -> Date? {
+        guard let text = request.uri.queryParameters[Substring(name)] else { return nil }
+        guard let date = APIDate.parse(String(text)) else {
+            throw Problem(status: .badRequest, code: "invalid_query", title: "Invalid query", detail: "\(name) must be an ISO 8601 date, like 2026-11-21T10:00:00Z")
+        }
+        return date
+    }
+
+    static func cursor(_ request: Request) throws -> EventCursor? {
+        guard let text = request.uri.queryParameters["after"] else { return nil }
+        guard let cursor = EventCursor(String(text)) else {
+            throw Problem(status: .badRequest, code: "invalid_query", title: "Invalid query", detail: "after must be a cursor from next_after")
+        }
+        return cursor
+    }
+
+    static func limit(_ request: Request) throws -> Int {
+        guard let text = request.uri.queryParameters["limit"] else { return 100 }
+        guard let limit = Int(text), (1...1000).contains(limit) else {
+            throw Problem(status: .badRequest, code: "invalid_query", title: "Invalid query", detail: "limit must be a number from 1 to 1000")
+        }
+        return limit
+    }
+
+    static func json(_ value: some Encodable, status: HTTPResponse.Status) throws -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return Response(
+            status: status,
+            headers: [.contentType: "application/json; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(value)))
+        )
+    }
+
+    /// Streams every event after `after` as one JSON object per line, until caught up.
+    static func ndjson(store: any EventStore, after: EventCursor) -> Response {
+        let body = ResponseBody { writer in
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            var cursor = after
+            while true {
+                let page = try await store.readAll(after: cursor, limit: 500)
+                if page.events.isEmpty { break }
+                var buffer = ByteBuffer()
+                for event in page.events {
+                    buffer.writeBytes(try encoder.encode(EventBody(event)))
+                    buffer.writeInteger(UInt8(ascii: "\n"))
+                }
+                try await writer.write(buffer)
+                cursor = page.next
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: [.contentType: "application/x-ndjson"], body: body)
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import Ledger
+import LedgerHTTP
+import Yams
+
+/// Reads the list and map sections of the file (`apple.apps`, `apple.trusted_roots`, `products`,
+/// `auth.keys`) strictly: unknown keys and bad values fail naming the key, like scalar settings.
+enum StructuredSettings {
+    static func apply(_ sections: [String: Node], to configuration: inout SubledgerConfiguration, environment: [String: String]) throws {
+        if let node = sections["apple.trusted_roots"] {
+            configuration.trustedRoots = try strings(node, key: "apple.trusted_roots")
+        }
+        if let node = sections["apple.apps"] {
+            configuration.apps = try items(node, key: "apple.apps").enumerated().map { index, item in
+                let key = "apple.apps[\(index)]"
+                let fields = try mapping(item, key: key, allowed: ["bundle_id", "app_apple_id", "environments", "shared_secret_env", "allow_unsigned_local"])
+                guard let bundleId = fields["bundle_id"]?.string, !bundleId.isEmpty else {
+                    throw ConfigurationError(key: "\(key).bundle_id", message: "is required")
+                }
+                var appAppleId: Int64?
+                if let text = fields["app_apple_id"]?.string {
+                    guard let id = Int64(text) else { throw ConfigurationError(key: "\(key).app_apple_id", message: "must be a number (got \(text))") }
+                    appAppleId = id
+                }
+                let environments = try fields["environments"].map { try strings($0, key: "\(key).environments") } ?? ["Production"]
+                for environment in environments where !["Production", "Sandbox", "Xcode", "LocalTesting"].contains(environment) {
+                    throw ConfigurationError(key: "\(key).environments", message: "must be Production, Sandbox, Xcode or LocalTesting (got \(environment))")
+                }
+                var secret: String?
+                if let variable = fields["shared_secret_env"]?.string {
+                    guard let value = environment[variable], !value.isEmpty else {
+                        throw ConfigurationError(key: "\(key).shared_secret_env", message: "names \(variable), which is not set in the environment")
+                    }
+                    secret = value
+                }
+                let unsigned = try fields["allow_unsigned_local"].map { try boolean($0, key: "\(key).allow_unsigned_local") } ?? false
+                return SubledgerConfiguration.AppSettings(bundleId: bundleId, appAppleId: appAppleId, environments: environments, sharedSecret: secret, allowUnsignedLocal: unsigned)
+            }
+        }
+        if let node = sections["products"] {
+            guard case .mapping(let products) = node else {
+                throw ConfigurationError(key: "products", message: "must map product ids to { entitlements: [...] }")
+            }
+            var catalog: [String: ProductCatalog.Product] = [:]
+            for (idNode, value) in products {
+                guard let id = idNode.string else { throw ConfigurationError(key: "products", message: "product ids must be strings") }
+                let key = "products.\(id)"
+                let fields = try mapping(value, key: key, allowed: ["entitlements", "duration_days"])
+                let entitlements = try fields["entitlements"].map { try strings($0, key: "\(key).entitlements") } ?? []
+                var days: Int?
+                if let text = fields["duration_days"]?.string {
+                    guard let number = Int(text), number > 0 else { throw ConfigurationError(key: "\(key).duration_days", message: "must be a positive number of days (got \(text))") }
+                    days = number
+                }
+                catalog[id] = ProductCatalog.Product(entitlements: entitlements, durationDays: days)
+            }
+            configuration.catalog = ProductCatalog(products: catalog)
+        }
+        if let node = sections["auth.keys"] {
+            configuration.apiKeys = try items(node, key: "auth.keys").enumerated().map { index, item in
+                let key = "auth.keys[\(index)]"
+                let fields = try mapping(item, key: key, allowed: ["name", "scopes", "sha256"])
+                guard let name = fields["name"]?.string, !name.isEmpty else { throw ConfigurationError(key: "\(key).name", message: "is required") }
+                guard let hash = fields["sha256"]?.string?.lowercased(), hash.count == 64, hash.allSatisfy(\.isHexDigit) else {
+                    throw ConfigurationError(key: "\(key).sha256", message: "must be the 64 hex digits `subledger keys hash` prints")
+                }
+                let scopes = try fields["scopes"].map { try strings($0, key: "\(key).scopes") } ?? []
+                var parsed = Set<APIScope>()
+                for scope in scopes {
+                    guard let value = APIScope(rawValue: scope) else {
+                        throw ConfigurationError(key: "\(key).scopes", message: "must be read, ingest or admin (got \(scope))")
+                    }
+                    parsed.insert(value)
+                }
+                return APIKey(name: name, scopes: parsed, sha256: hash)
+            }
+        }
+    }
+
+    static func items(_ node: Node, key: String) throws -> [Node] {
+        guard case .sequence(let sequence) = node else { throw ConfigurationError(key: key, message: "must be a list") }
+        return Array(sequence)
+    }
+
+    static func strings(_ node: Node, key: String) throws -> [String] {
+        try items(node, key: key).map {
+            guard let text = $0.string else { throw ConfigurationError(key: key, message: "must be a list of strings") }
+            return text
+        }
+    }
+
+    static func boolean(_ node: Node, key: String) throws -> Bool {
+        switch node.string?.lowercased() {
+        case "true", "yes", "on": return true
+        case "false", "no", "off": return false
+        default: throw ConfigurationError(key: key, message: "must be true or false")
+        }
+    }
+
+    static func mapping(_ node: Node, key: String, allowed: Set<String>) throws -> [String: Node] {
+        guard case .mapping(let mapping) = node else { throw ConfigurationError(key: key, message: "must be a mapping") }
+        var fields: [String: Node] = [:]
+        for (name, value) in mapping {
+            guard let field = name.string else { throw ConfigurationError(key: key, message: "keys must be strings") }
+            guard allowed.contains(field) else {
+                throw ConfigurationError(key: "\(key).\(field)", message: "unknown key; known keys: \(allowed.sorted().joined(separator: ", "))")
+            }
+            fields[field] = value
+        }
+        return fields
+    }
+}
