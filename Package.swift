@@ -146,6 +146,16 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "LedgerHTTPTests",
+            dependencies: [
+                "LedgerHTTP", "Ledger", "EventStore", "EventStoreTesting", "AppStore", "AppStoreTesting",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
             name: "subledgerTests",
             dependencies: [
                 "subledger", "EventStore",

@@ -1,0 +1,229 @@
+import AppStore
+import AppStoreTesting
+import EventStore
+import EventStoreTesting
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+/// The HTTP contract, driven over loopback against SQLite and PostgreSQL with signed inputs.
+@Suite("HTTP API end to end")
+struct APIEndToEndTests {
+    typealias H = APIHarness
+
+    @Test(arguments: TestDatabases.dialects)
+    func aLifecycleThroughWebhooksShowsInTheEntitlementView(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect) { h in
+            let bought = try await h.submit(user: "u1", H.transaction("1000", purchased: 0, expires: 30), at: 0)
+            #expect(bought.status == .ok)
+            let view = try h.object(bought)
+            #expect(view["user_id"] as? String == "u1")
+            let entitlement = try #require((view["entitlements"] as? [[String: Any]])?.first)
+            #expect(entitlement["id"] as? String == "pro")
+            #expect(entitlement["active"] as? Bool == true)
+            #expect(entitlement["expires_at"] as? String == "2026-01-31T00:00:00.000Z")
+            #expect(entitlement["source"] as? String == "app_store")
+            #expect(entitlement.keys.contains("grace_period_expires_at"))
+            #expect((view["subscriptions"] as? [[String: Any]])?.first?["latest_transaction_id"] as? String == "1000")
+
+            let renewed = try await h.notify(.didRenew, transaction: H.transaction("1001", purchased: 30, expires: 60), at: 30)
+            #expect(renewed.status == .ok)
+            #expect(try h.object(renewed)["result"] as? String == "recorded")
+            #expect(try await h.pro("u1", at: 45)?["status"] as? String == "active")
+
+            try await #expect(h.notify(.didFailToRenew, .gracePeriod,
+                renewal: JWSRenewalInfoDecodedPayload(originalTransactionId: "1000", autoRenewProductId: "pro.monthly", productId: "pro.monthly",
+                    autoRenewStatus: .on, isInBillingRetryPeriod: true, gracePeriodExpiresDate: Day.apple(66), signedDate: Day.apple(60), environment: .sandbox),
+                at: 60).status == .ok)
+            #expect(try await h.pro("u1", at: 62)?["status"] as? String == "grace_period")
+            #expect(try await h.pro("u1", at: 67)?["status"] as? String == "billing_retry")
+            #expect(try await h.pro("u1", at: 67)?["active"] as? Bool == false)
+
+            _ = try await h.notify(.refund, transaction: H.transaction("1001", purchased: 30, expires: 60, signed: 40, revoked: 40), at: 40)
+            #expect(try await h.pro("u1", at: 45)?["status"] as? String == "refunded")
+            _ = try await h.notify(.refundReversed, transaction: H.transaction("1001", purchased: 30, expires: 60, signed: 41), at: 41)
+            #expect(try await h.pro("u1", at: 45)?["status"] as? String == "active")
+
+            let chain = try await h.request(.get, "/v1/subscriptions/1000?at=\(Day.iso(45))", key: H.readKey)
+            #expect(chain.status == .ok)
+            #expect(try h.object(chain)["status"] as? String == "active")
+            #expect(try await h.request(.get, "/v1/subscriptions/9999", key: H.readKey).status == .notFound)
+        }
+    }
+
+    @Test(arguments: TestDatabases.dialects)
+    func aDuplicateIsAnsweredDuplicateAndAnOlderLateNotificationDoesNotRegress(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect) { h in
+            _ = try await h.submit(user: "u1", H.transaction("1000", purchased: 0, expires: 30), at: 0)
+            let jws = try h.pki.signNotification(type: .didRenew, bundleId: H.bundleId, environment: .sandbox,
+                                                 transaction: H.transaction("1001", purchased: 30, expires: 60), signedDate: Day.apple(30))
+            let body = #"{"signedPayload":"\#(jws)"}"#
+            let first = try await h.request(.post, "/v1/apple/notifications/v2", json: body)
+            let before = try await h.eventCount()
+            let second = try await h.request(.post, "/v1/apple/notifications/v2", json: body)
+            #expect(try h.object(first)["result"] as? String == "recorded")
+            #expect(try h.object(second)["result"] as? String == "duplicate")
+            #expect(try h.object(second)["event_id"] as? String == h.object(first)["event_id"] as? String)
+            #expect(try await h.eventCount() == before)
+
+            // The refund arrives, then Apple's retry of an older DID_RENEW: the refund stands.
+            _ = try await h.notify(.refund, transaction: H.transaction("1001", purchased: 30, expires: 60, signed: 35, revoked: 35), at: 35)
+            _ = try await h.notify(.didRenew, transaction: H.transaction("1001", purchased: 30, expires: 60, signed: 30), at: 36)
+            #expect(try await h.pro("u1", at: 40)?["status"] as? String == "refunded")
+        }
+    }
+
+    @Test(arguments: TestDatabases.dialects)
+    func forgedWrongChainWrongAppWrongEnvironmentAndWrongPasswordAppendNothing(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect) { h in
+            let before = try await h.eventCount()
+            let impostor = try TestPKI(name: "impostor")
+            let jws = try h.pki.signNotification(type: .subscribed, bundleId: H.bundleId, environment: .sandbox,
+                                                 transaction: H.transaction("1000", purchased: 0, expires: 30), signedDate: Day.apple(0))
+            var bytes = Array(jws.utf8)
+            let index = bytes.count - 5
+            bytes[index] = bytes[index] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+            let forged = try await h.request(.post, "/v1/apple/notifications/v2", json: #"{"signedPayload":"\#(String(decoding: bytes, as: UTF8.self))"}"#)
+            let cases: [(TestResponse, HTTPResponse.Status, String)] = [
+                (forged, .badRequest, "invalid_signature"),
+                (try await h.notify(.subscribed, transaction: H.transaction("1000", purchased: 0, expires: 30), at: 0, signer: impostor), .badRequest, "untrusted_chain"),
+                (try await h.notify(.subscribed, transaction: H.transaction("1000", purchased: 0, expires: 30, bundleId: "com.other.app"), at: 0, bundleId: "com.other.app"), .badRequest, "unknown_app"),
+                (try await h.notify(.subscribed, transaction: H.transaction("1000", purchased: 0, expires: 30, environment: .xcode), at: 0, environment: .xcode), .badRequest, "environment_not_accepted"),
+                (try await h.request(.post, "/v1/apple/notifications/v2", json: "not json"), .badRequest, ""),
+                (try await h.request(.post, "/v1/apple/notifications/v1", json: #"{"notification_type":"INITIAL_BUY","password":"guess","bid":"com.example.app","unified_receipt":{"latest_receipt_info":[]}}"#), .unauthorized, "invalid_password"),
+            ]
+            for (response, status, code) in cases {
+                #expect(response.status == status)
+                #expect(response.headers[.contentType] == "application/problem+json")
+                let problem = try h.object(response)
+                if !code.isEmpty { #expect(problem["code"] as? String == code) }
+                #expect(problem["status"] as? Int == Int(status.code))
+                #expect(problem["title"] is String && problem["detail"] is String && problem["type"] is String)
+            }
+            #expect(try await h.eventCount() == before)
+            let rejections = try await h.store.rejections(limit: 10)
+            #expect(rejections.count == cases.count)
+            #expect(rejections.contains { $0.code == "invalid_signature" && $0.source == "POST /v1/apple/notifications/v2" })
+        }
+    }
+
+    @Test(arguments: TestDatabases.dialects)
+    func authenticationScopesAndBodyLimitAreEnforcedBeforeTheStore(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect) { h in
+            let missing = try await h.request(.get, "/v1/users/u1/entitlements")
+            #expect(missing.status == .unauthorized)
+            #expect(try h.object(missing)["code"] as? String == "unauthorized")
+            #expect(try await h.request(.get, "/v1/users/u1/entitlements", key: "sl_wrong").status == .unauthorized)
+            let forbidden = try await h.request(.post, "/v1/apple/transactions", key: H.readKey, json: #"{"user_id":"u1","signed_transaction":"x"}"#)
+            #expect(forbidden.status == .forbidden)
+            #expect(try h.object(forbidden)["code"] as? String == "forbidden")
+            #expect(try await h.request(.post, "/v1/users/u1/grants", key: H.ingestKey, json: "{}").status == .forbidden)
+            let huge = String(repeating: "x", count: 2 << 20)
+            let tooLarge = try await h.request(.post, "/v1/apple/notifications/v2", json: #"{"signedPayload":"\#(huge)"}"#)
+            #expect(tooLarge.status == .contentTooLarge)
+            #expect(try h.object(tooLarge)["code"] as? String == "payload_too_large")
+            let malformed = try await h.request(.post, "/v1/apple/transactions", key: H.ingestKey, json: #"{"user":"u1"}"#)
+            #expect(malformed.status == .badRequest)
+            #expect(try h.object(malformed)["code"] as? String == "malformed_body")
+            #expect(try await h.eventCount() == 0)
+            #expect(try await h.request(.get, "/v1/users/u1/entitlements?at=yesterday", key: H.readKey).status == .badRequest)
+        }
+    }
+
+    @Test(arguments: TestDatabases.dialects)
+    func atAndAsOfQueriesGrantsAndAnUnknownUser(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect) { h in
+            _ = try await h.submit(user: "u1", H.transaction("1000", purchased: 0, expires: 30), at: 0)
+            _ = try await h.notify(.refund, transaction: H.transaction("1000", purchased: 0, expires: 30, signed: 5, revoked: 5), at: 5)
+            let asOf = try await h.request(.get, "/v1/users/u1/entitlements?as_of=\(Day.iso(4))", key: H.readKey)
+            #expect(try h.object(asOf)["as_of"] as? String == "2026-01-05T00:00:00.000Z")
+            #expect(((try h.object(asOf)["entitlements"] as? [[String: Any]])?.first?["status"]) as? String == "active")
+            #expect(try await h.pro("u1", at: 6)?["status"] as? String == "refunded")
+
+            h.clock.set(Day.date(6))
+            let grant = try await h.request(.post, "/v1/users/u1/grants", key: H.adminKey,
+                                             json: #"{"entitlement":"pro","expires_at":"\#(Day.iso(20))","reason":"support"}"#)
+            #expect(grant.status == .created)
+            let granted = try #require(try await h.pro("u1", at: 10))
+            #expect(granted["active"] as? Bool == true)
+            #expect(granted["source"] as? String == "grant")
+
+            let unknown = try await h.request(.get, "/v1/users/nobody/entitlements", key: H.readKey)
+            #expect(unknown.status == .ok)
+            #expect((try h.object(unknown)["entitlements"] as? [Any])?.isEmpty == true)
+            let events = try await h.request(.get, "/v1/users/u1/events?limit=2", key: H.readKey)
+            #expect((try h.object(events)["events"] as? [Any])?.count == 2)
+        }
+    }
+
+    @Test(arguments: TestDatabases.dialects)
+    func theEventFeedPagesAndStreamsNDJSON(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect) { h in
+            _ = try await h.submit(user: "u1", H.transaction("1000", purchased: 0, expires: 30), at: 0)
+            _ = try await h.notify(.didRenew, transaction: H.transaction("1001", purchased: 30, expires: 60), at: 30)
+            let total = try await readLog(h.store, atLeast: 3).events.count
+            let page = try await h.request(.get, "/v1/events?limit=2", key: H.readKey)
+            let body = try h.object(page)
+            #expect((body["events"] as? [Any])?.count == 2)
+            let next = try #require(body["next_after"] as? String)
+            let rest = try await h.request(.get, "/v1/events?after=\(next)&limit=1000", key: H.readKey)
+            #expect((try h.object(rest)["events"] as? [Any])?.count == total - 2)
+            #expect(try await h.request(.get, "/v1/events?limit=5000", key: H.readKey).status == .badRequest)
+
+            let stream = try await h.request(.get, "/v1/events", key: H.readKey, headers: [.accept: "application/x-ndjson"])
+            #expect(stream.headers[.contentType] == "application/x-ndjson")
+            let lines = String(buffer: stream.body).split(separator: "\n")
+            #expect(lines.count == total)
+            for line in lines {
+                let event = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                #expect(event?["type"] is String)
+                #expect(event?["data"] is [String: Any])
+            }
+        }
+    }
+
+    @Test(arguments: TestDatabases.dialects)
+    func receiptsAreValidatedThroughVerifyReceiptWithTheSandboxRedirect(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect) { h in
+            h.clock.set(Day.date(10))
+            let response = try await h.request(.post, "/v1/apple/receipts", key: H.ingestKey, json: #"{"user_id":"u9","receipt_data":"sandbox-receipt"}"#)
+            #expect(response.status == .ok)
+            let entitlement = try #require((try h.object(response)["entitlements"] as? [[String: Any]])?.first)
+            #expect(entitlement["active"] as? Bool == true)
+            #expect(entitlement["original_transaction_id"] as? String == "3000")
+            let down = try await h.request(.post, "/v1/apple/receipts", key: H.ingestKey, json: #"{"user_id":"u9","receipt_data":"flaky-receipt"}"#)
+            #expect(down.status == .badGateway)
+            #expect(try h.object(down)["code"] as? String == "apple_unavailable")
+        }
+    }
+
+    @Test func restartingTheServerOnTheSameSQLiteFileKeepsEverything() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("restart-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("ledger.sqlite").path
+        let pki = try APIHarness.pki.get()
+        let clock = ManualClock(Day.date(0))
+        for round in 0..<2 {
+            let store = try await SQLiteEventStore.open(path: path, logger: TestDatabases.logger, now: { clock.now() })
+            try await store.migrate()
+            let app = try APIHarness.application(store: store, pki: pki, clock: clock, verifyReceiptURL: "http://127.0.0.1:1")
+            try await app.test(.live) { client in
+                if round == 0 {
+                    let jws = try pki.signTransaction(APIHarness.transaction("1000", purchased: 0, expires: 30))
+                    let response = try await client.execute(uri: "/v1/apple/transactions", method: .post,
+                        headers: [.authorization: "Bearer \(APIHarness.ingestKey)", .contentType: "application/json"],
+                        body: ByteBuffer(string: #"{"user_id":"u1","signed_transaction":"\#(jws)"}"#))
+                    #expect(response.status == .ok)
+                } else {
+                    let response = try await client.execute(uri: "/v1/users/u1/entitlements?at=\(Day.iso(1))", method: .get,
+                        headers: [.authorization: "Bearer \(APIHarness.readKey)"])
+                    #expect(String(buffer: response.body).contains(#""active":true"#))
+                }
+            }
+            try await store.shutdown()
+        }
+    }
+}

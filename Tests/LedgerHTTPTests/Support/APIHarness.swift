@@ -1,0 +1,147 @@
+import AppStore
+import AppStoreTesting
+import EventStore
+import EventStoreTesting
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Ledger
+import LedgerHTTP
+import Logging
+import NIOCore
+import Synchronization
+
+/// A clock the test moves by hand.
+final class ManualClock: LedgerClock {
+    private let instant: Mutex<Date>
+    init(_ start: Date) { instant = Mutex(start) }
+    func now() -> Date { instant.withLock { $0 } }
+    func set(_ date: Date) { instant.withLock { $0 = date } }
+}
+
+/// Days after 2026-01-01T00:00:00Z.
+enum Day {
+    static let zero: Int64 = 1_767_225_600_000
+    static func ms(_ days: Double) -> Int64 { zero + Int64(days * 86_400_000) }
+    static func date(_ days: Double) -> Date { Date(timeIntervalSince1970: Double(ms(days)) / 1000) }
+    static func apple(_ days: Double) -> AppStoreDate { AppStoreDate(millisecondsSince1970: ms(days)) }
+    static func iso(_ days: Double) -> String { date(days).formatted(.iso8601) }
+}
+
+/// The real server on a loopback port over a fresh store, a test PKI standing in for Apple's, and a
+/// local fake of Apple's verifyReceipt.
+struct APIHarness: Sendable {
+    static let bundleId = "com.example.app"
+    static let ingestKey = "sl_backend_secret"
+    static let readKey = "sl_reader_secret"
+    static let adminKey = "sl_admin_secret"
+
+    let client: any TestClientProtocol
+    let pki: TestPKI
+    let store: any EventStore
+    let clock: ManualClock
+    let fixture: StoreFixture
+
+    static let pki: Result<TestPKI, any Error> = Result { try TestPKI() }
+
+    static func run(
+        _ dialect: StorageDialect,
+        storePath: String? = nil,
+        _ body: @Sendable @escaping (APIHarness) async throws -> Void
+    ) async throws {
+        let pki = try Self.pki.get()
+        let clock = ManualClock(Day.date(0))
+        try await FakeVerifyReceipt.run { verifyReceiptURL in
+            try await withFreshStore(dialect, now: { clock.now() }) { (fixture: StoreFixture) async throws in
+                let app = try Self.application(store: fixture.store, pki: pki, clock: clock, verifyReceiptURL: verifyReceiptURL)
+                try await app.test(.live) { client in
+                    try await body(APIHarness(client: client, pki: pki, store: fixture.store, clock: clock, fixture: fixture))
+                }
+            }
+        }
+    }
+
+    static func application(store: any EventStore, pki: TestPKI, clock: ManualClock, verifyReceiptURL: String) throws -> some ApplicationProtocol {
+        let verifier = try pki.makeVerifier(bundleId: bundleId, appAppleId: 1_234_567_890, environments: [.sandbox, .production])
+        let receipts = VerifyReceiptClient(configuration: .init(
+            productionURL: verifyReceiptURL + "/production", sandboxURL: verifyReceiptURL + "/sandbox",
+            sharedSecret: "s3cret", maximumAttempts: 2, initialBackoff: .milliseconds(1), maximumBackoff: .milliseconds(2),
+            requestTimeout: .seconds(5)
+        ))
+        let ledger = SubscriptionLedger(
+            store: store, verifier: verifier, receiptValidator: receipts,
+            configuration: LedgerConfiguration(
+                catalog: ProductCatalog(products: ["pro.monthly": .init(entitlements: ["pro"]), "lifetime.pro": .init(entitlements: ["pro"])]),
+                sharedSecrets: [bundleId: "s3cret"]
+            ),
+            clock: clock, logger: TestDatabases.logger
+        )
+        let keys = [
+            APIKey(name: "backend", scopes: [.read, .ingest], sha256: APIKey.hash(secret: ingestKey)),
+            APIKey(name: "reader", scopes: [.read], sha256: APIKey.hash(secret: readKey)),
+            APIKey(name: "operator", scopes: [.admin, .read], sha256: APIKey.hash(secret: adminKey)),
+        ]
+        return LedgerApplication.make(
+            settings: .init(host: "127.0.0.1", port: 0), store: store, ledger: ledger, keys: keys, clock: clock,
+            logger: TestDatabases.logger
+        )
+    }
+
+    // MARK: Requests
+
+    func request(_ method: HTTPRequest.Method, _ uri: String, key: String? = nil, json: String? = nil, headers extra: HTTPFields = [:]) async throws -> TestResponse {
+        var headers = extra
+        if let key { headers[.authorization] = "Bearer \(key)" }
+        if json != nil { headers[.contentType] = "application/json" }
+        return try await client.execute(uri: uri, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) })
+    }
+
+    func object(_ response: TestResponse) throws -> [String: Any] {
+        (try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]) ?? [:]
+    }
+
+    /// Signs a V2 notification and posts it to the webhook.
+    func notify(_ type: NotificationType, _ subtype: NotificationSubtype? = nil, transaction: JWSTransactionDecodedPayload? = nil,
+                renewal: JWSRenewalInfoDecodedPayload? = nil, at day: Double, signer: TestPKI? = nil,
+                bundleId: String = APIHarness.bundleId, environment: AppStoreEnvironment = .sandbox) async throws -> TestResponse {
+        clock.set(Day.date(day))
+        let jws = try (signer ?? pki).signNotification(
+            type: type, subtype: subtype, bundleId: bundleId, environment: environment,
+            transaction: transaction, renewalInfo: renewal, signedDate: Day.apple(day)
+        )
+        return try await request(.post, "/v1/apple/notifications/v2", json: #"{"signedPayload":"\#(jws)"}"#)
+    }
+
+    static func transaction(_ id: String, original: String = "1000", product: String = "pro.monthly", purchased: Double, expires: Double?,
+                            signed: Double? = nil, revoked: Double? = nil, revocationType: RevocationType? = nil,
+                            type: TransactionType = .autoRenewableSubscription, bundleId: String = APIHarness.bundleId,
+                            environment: AppStoreEnvironment = .sandbox) -> JWSTransactionDecodedPayload {
+        JWSTransactionDecodedPayload(
+            originalTransactionId: original, transactionId: id, bundleId: bundleId, productId: product,
+            purchaseDate: Day.apple(purchased), originalPurchaseDate: Day.apple(purchased), expiresDate: expires.map(Day.apple),
+            quantity: 1, type: type, inAppOwnershipType: .purchased, signedDate: Day.apple(signed ?? purchased),
+            revocationReason: revoked == nil ? nil : .other, revocationDate: revoked.map(Day.apple), environment: environment,
+            revocationType: revocationType
+        )
+    }
+
+    /// Submits a signed transaction for a user with the ingest key.
+    func submit(user: String, _ transaction: JWSTransactionDecodedPayload, at day: Double) async throws -> TestResponse {
+        clock.set(Day.date(day))
+        let jws = try pki.signTransaction(transaction)
+        return try await request(.post, "/v1/apple/transactions", key: Self.ingestKey, json: #"{"user_id":"\#(user)","signed_transaction":"\#(jws)"}"#)
+    }
+
+    /// The user's `pro` entitlement as JSON, evaluated at `day`.
+    func pro(_ user: String, at day: Double) async throws -> [String: Any]? {
+        let response = try await request(.get, "/v1/users/\(user)/entitlements?at=\(Day.iso(day))", key: Self.readKey)
+        let entitlements = try object(response)["entitlements"] as? [[String: Any]] ?? []
+        return entitlements.first { $0["id"] as? String == "pro" }
+    }
+
+    /// How many events the store holds (waiting out PostgreSQL's reader gate).
+    func eventCount() async throws -> Int {
+        try await store.eventCount()
+    }
+}

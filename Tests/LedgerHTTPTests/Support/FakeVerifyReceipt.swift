@@ -1,0 +1,46 @@
+import AppStore
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+
+/// A local stand-in for Apple's verifyReceipt: production answers 21007 (a sandbox receipt) for
+/// `sandbox-receipt`, 21005 for `flaky-receipt`; the sandbox validates it.
+enum FakeVerifyReceipt {
+    static let sandboxResponse = """
+        {"status":0,"environment":"Sandbox","receipt":{"bundle_id":"com.example.app","request_date_ms":"\(Day.ms(10))","in_app":[]},
+         "latest_receipt_info":[{"quantity":"1","product_id":"pro.monthly","transaction_id":"3000","original_transaction_id":"3000",
+           "purchase_date_ms":"\(Day.ms(0))","expires_date_ms":"\(Day.ms(30))","is_trial_period":"false"}],
+         "pending_renewal_info":[{"auto_renew_product_id":"pro.monthly","auto_renew_status":"1","original_transaction_id":"3000","product_id":"pro.monthly"}]}
+        """
+
+    static func run(_ body: @Sendable (String) async throws -> Void) async throws {
+        let router = Router()
+        router.post("production") { request, _ -> Response in
+            let text = String(buffer: try await request.body.collect(upTo: 1 << 20))
+            let status = text.contains("flaky-receipt") ? 21005 : 21007
+            return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: #"{"status":\#(status)}"#)))
+        }
+        router.post("sandbox") { _, _ -> Response in
+            Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: sandboxResponse)))
+        }
+        let (portStream, portContinuation) = AsyncStream<Int>.makeStream()
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in portContinuation.yield(channel.localAddress?.port ?? 0) },
+            logger: {
+                var logger = Logger(label: "fake.verifyReceipt")
+                logger.logLevel = .critical
+                return logger
+            }()
+        )
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await app.runService() }
+            var iterator = portStream.makeAsyncIterator()
+            guard let port = await iterator.next() else { return }
+            defer { group.cancelAll() }
+            try await body("http://127.0.0.1:\(port)")
+        }
+    }
+}
