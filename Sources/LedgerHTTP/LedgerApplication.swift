@@ -3,6 +3,7 @@ import Hummingbird
 import Ledger
 import Logging
 import NIOCore
+import Prometheus
 
 /// Builds the Hummingbird application that serves the ledger's HTTP API.
 public enum LedgerApplication {
@@ -22,11 +23,22 @@ public enum LedgerApplication {
     }
 
     /// The router with every route the service serves.
-    public static func router(store: any EventStore, ledger: SubscriptionLedger?, keys: [APIKey], clock: any LedgerClock) -> Router<LedgerRequestContext> {
+    public static func router(
+        store: any EventStore,
+        ledger: SubscriptionLedger?,
+        keys: [APIKey],
+        clock: any LedgerClock,
+        metrics: PrometheusCollectorRegistry? = nil
+    ) -> Router<LedgerRequestContext> {
         let router = Router(context: LedgerRequestContext.self)
         router.add(middleware: RequestIDMiddleware())
+        // Requests by route and status, and their duration (swift-metrics; Prometheus in serve).
+        router.add(middleware: MetricsMiddleware())
         router.add(middleware: ProblemMiddleware())
         HealthRoutes(store: store).register(on: router)
+        if let metrics {
+            MetricsRoutes(registry: metrics).register(on: router)
+        }
         if let ledger {
             LedgerRoutes(ledger: ledger, keys: keys, clock: clock).register(on: router)
         }
@@ -40,11 +52,12 @@ public enum LedgerApplication {
         ledger: SubscriptionLedger? = nil,
         keys: [APIKey] = [],
         clock: any LedgerClock = SystemClock(),
+        metrics: PrometheusCollectorRegistry? = nil,
         logger: Logger,
         onServerRunning: (@Sendable (Int) async -> Void)? = nil
     ) -> Application<RouterResponder<LedgerRequestContext>> {
         Application(
-            router: router(store: store, ledger: ledger, keys: keys, clock: clock),
+            router: router(store: store, ledger: ledger, keys: keys, clock: clock, metrics: metrics),
             server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(settings.idleTimeout.components.seconds) * 1_000_000_000))),
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "subledger"),
             onServerRunning: { channel in

@@ -4,6 +4,10 @@ import Foundation
 extension SubscriptionLedger {
     /// What the ledger knows now about a user, evaluated at `at` (read models, no fold).
     public func entitlements(userId: String, at: Date) async throws -> UserEntitlements {
+        try await LedgerMetrics.database("read_entitlements") { try await readEntitlements(userId: userId, at: at) }
+    }
+
+    private func readEntitlements(userId: String, at: Date) async throws -> UserEntitlements {
         let decoder = JSONDecoder()
         let user = try await store.document(model: ReadModel.userEntitlements, key: userId)
             .map { try decoder.decode(UserDocument.self, from: $0) }

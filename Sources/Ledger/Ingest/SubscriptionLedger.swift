@@ -42,7 +42,7 @@ public final class SubscriptionLedger: Sendable {
     /// Verifies and records an App Store Server Notification V2 body (`{"signedPayload": ...}`).
     public func ingestNotificationV2(body: Data, context: IngestContext) async throws -> IngestResult {
         let now = clock.now()
-        let verified = try await verifier.verifyNotificationBody(body, now: now)
+        let verified = try await LedgerMetrics.verification("notification_v2") { try await verifier.verifyNotificationBody(body, now: now) }
         let payload = verified.payload
         let signedDate = payload.signedDate?.millisecondsSince1970 ?? Self.milliseconds(now)
         let transaction = verified.transaction.flatMap { Normalizer.observation($0.payload, fallback: signedDate) }
@@ -119,7 +119,7 @@ public final class SubscriptionLedger: Sendable {
         context: IngestContext
     ) async throws -> UserEntitlements {
         let now = clock.now()
-        let verified = try await verifier.verifyTransaction(signedTransaction, now: now)
+        let verified = try await LedgerMetrics.verification("transaction") { try await verifier.verifyTransaction(signedTransaction, now: now) }
         guard let transaction = Normalizer.observation(verified.payload, fallback: Self.milliseconds(now)) else {
             throw LedgerError(.malformedBody, "the signed transaction lacks a transaction id, product id or purchase date")
         }
@@ -198,13 +198,15 @@ public final class SubscriptionLedger: Sendable {
         let event = NewEvent(type: type, data: try encoder.encode(fact), metadata: try encoder.encode(metadata), dedupeKey: dedupeKey)
         let recordedAt = metadata.receivedAt
         let projector = self.projector
-        let result = try await store.append(to: stream, [event], expectedVersion: .any) { result, transaction in
+        let result = try await LedgerMetrics.database("append") {
+            try await store.append(to: stream, [event], expectedVersion: .any) { result, transaction in
             guard let appended = result?.events.first, !appended.isDuplicate else { return }
             let projectable = ProjectableEvent(
                 eventID: appended.eventID.uuidString.lowercased(), position: appended.position,
                 recordedAt: recordedAt, body: .fact(fact)
             )
             try await projector.apply(projectable, to: TransactionDocuments(transaction: transaction))
+            }
         }
         guard let appended = result.events.first else {
             throw EventStoreError(.databaseError, "append returned no outcome")

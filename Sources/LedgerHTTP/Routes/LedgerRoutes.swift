@@ -2,6 +2,7 @@ import EventStore
 import Foundation
 import Hummingbird
 import Ledger
+import Metrics
 import NIOCore
 
 /// Every `/v1` route: parse, authorise, call the ledger, encode. No business logic lives here.
@@ -111,9 +112,12 @@ public struct LedgerRoutes: Sendable {
         let body = Data(buffer: buffer)
         do {
             let result = try await ingest(body, Self.ingestContext(source, context))
-            return IngestBody(result: result.isDuplicate ? "duplicate" : "recorded", event_id: result.eventID, position: result.position)
+            let outcome = result.isDuplicate ? "duplicate" : "recorded"
+            Counter(label: "subledger_ingest_total", dimensions: [("endpoint", source), ("result", outcome)]).increment()
+            return IngestBody(result: outcome, event_id: result.eventID, position: result.position)
         } catch {
             let problem = Problem(error)
+            Counter(label: "subledger_ingest_total", dimensions: [("endpoint", source), ("result", problem.code)]).increment()
             if (400..<500).contains(problem.statusCode) {
                 do {
                     try await ledger.store.recordRejection(source: source, code: problem.code, detail: problem.detail, body: body)

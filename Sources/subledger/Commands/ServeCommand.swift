@@ -5,6 +5,7 @@ import Hummingbird
 import Ledger
 import LedgerHTTP
 import Logging
+import Prometheus
 import ServiceLifecycle
 import UnixSignals
 
@@ -64,6 +65,7 @@ struct ServeCommand: AsyncParsableCommand {
             store: store,
             ledger: ledger,
             keys: configuration.apiKeys,
+            metrics: ProcessMetrics.registry,
             logger: logger,
             onServerRunning: onServerRunning
         )

@@ -17,6 +17,12 @@ struct ServeProcessTests {
             #expect(ready.status == 200)
             #expect(ready.body.contains(#""database":"sqlite""#))
             #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("subledger.sqlite").path))
+            let unauthorized = try await httpGet("http://127.0.0.1:\(port)/v1/users/u1/entitlements")
+            #expect(unauthorized.status == 401)
+            #expect(unauthorized.contentType == "application/problem+json")
+            let metrics = try await httpGet("http://127.0.0.1:\(port)/metrics")
+            #expect(metrics.status == 200)
+            #expect(metrics.body.contains(#"http_server_request_duration_count{http_route="/health""#))
 
             server.signal(SIGTERM)
             #expect(try await server.waitForExit() == 0)
