@@ -1,0 +1,92 @@
+import Foundation
+
+/// A compact JWS split into its three segments, with the header and payload decoded.
+///
+/// Parsing is separate from verification so the shape errors (`invalid_format`) are raised before
+/// any cryptography. It works on the string's contiguous UTF-8 bytes: the hot path of the verifier
+/// is dominated by this and the ES256 check, so no per-character `String` indexing is used. The
+/// signing input (`header.payload`) is the input's own bytes, located by ``signingInputLength``.
+struct CompactJWS: Sendable {
+    /// The JOSE header fields this library reads; every other field is ignored.
+    struct Header: Decodable, Sendable {
+        /// The signature algorithm; must be `ES256`.
+        var alg: String?
+        /// The certificate chain, leaf first, as standard base64 DER.
+        var x5c: [String]?
+    }
+
+    /// The decoded header, with the chain-cache key of its `x5c` precomputed.
+    let header: ParsedHeader
+    /// The base64url-decoded payload bytes (JSON).
+    let payload: Data
+    /// The raw signature bytes (`r || s` for ES256).
+    let signature: [UInt8]
+    /// The length in bytes of `base64url(header) "." base64url(payload)` at the start of the input.
+    let signingInputLength: Int
+
+    /// Splits and decodes `text`, throwing `invalid_format` for anything but three base64url segments
+    /// whose header is a JSON object. `headers` memoizes header parsing (nil: parse every time).
+    init(_ text: String, headers: HeaderMemo?) throws {
+        var text = text
+        (header, payload, signature, signingInputLength) = try text.withUTF8 { bytes in
+            guard let firstDot = bytes.firstIndex(of: UInt8(ascii: ".")) else {
+                throw AppStoreError(.invalidFormat, "not a compact JWS: no '.' separator")
+            }
+            guard let secondDot = bytes[(firstDot + 1)...].firstIndex(of: UInt8(ascii: ".")) else {
+                throw AppStoreError(.invalidFormat, "not a compact JWS: expected 3 segments, found 2")
+            }
+            if bytes[(secondDot + 1)...].contains(UInt8(ascii: ".")) {
+                throw AppStoreError(.invalidFormat, "not a compact JWS: expected 3 segments, found more")
+            }
+            let headerSegment = UnsafeBufferPointer(rebasing: bytes[..<firstDot])
+            let payloadSegment = UnsafeBufferPointer(rebasing: bytes[(firstDot + 1)..<secondDot])
+            let signatureSegment = UnsafeBufferPointer(rebasing: bytes[(secondDot + 1)...])
+            guard !headerSegment.isEmpty, !payloadSegment.isEmpty, !signatureSegment.isEmpty else {
+                throw AppStoreError(.invalidFormat, "not a compact JWS: empty segment")
+            }
+            let header = try headers?.lookup(headerSegment) ?? Self.parseHeader(headerSegment, memo: headers)
+            guard let payloadBytes = Base64.decode(payloadSegment) else {
+                throw AppStoreError(.invalidFormat, "JWS payload is not base64url")
+            }
+            guard let signatureBytes = Base64.decode(signatureSegment) else {
+                throw AppStoreError(.invalidFormat, "JWS signature is not base64url")
+            }
+            return (header, Data(payloadBytes), signatureBytes, secondDot)
+        }
+    }
+
+    private static func parseHeader(_ segment: UnsafeBufferPointer<UInt8>, memo: HeaderMemo?) throws -> ParsedHeader {
+        guard let headerBytes = Base64.decode(segment) else {
+            throw AppStoreError(.invalidFormat, "JWS header is not base64url")
+        }
+        let decoded: Header
+        do {
+            decoded = try JSONDecoder().decode(Header.self, from: Data(headerBytes))
+        } catch {
+            throw AppStoreError(.invalidFormat, "JWS header is not a JSON object with string alg and x5c")
+        }
+        let parsed = ParsedHeader(decoded)
+        memo?.insert(parsed, for: segment)
+        return parsed
+    }
+}
+
+/// A parsed JOSE header plus the chain-cache key derived from it.
+struct ParsedHeader: Sendable {
+    /// The `alg` value.
+    let alg: String?
+    /// The `x5c` certificates, if present.
+    let x5c: [String]?
+    /// The key of `x5c[0]`/`x5c[1]` in the chain cache, when `x5c` holds at least two entries.
+    let chainKey: ValidatedChainCache.Key?
+
+    init(_ header: CompactJWS.Header) {
+        self.alg = header.alg
+        self.x5c = header.x5c
+        if let x5c = header.x5c, x5c.count >= 2 {
+            self.chainKey = ValidatedChainCache.Key(leaf: x5c[0], intermediate: x5c[1])
+        } else {
+            self.chainKey = nil
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import X509
+
+extension SignedDataVerifier {
+    /// What a ``SignedDataVerifier`` trusts and accepts.
+    ///
+    /// Built once at startup from the service configuration; immutable afterwards.
+    public struct Configuration: Sendable {
+        /// The trust anchors; an `x5c` chain must end at one of these (its own root is ignored).
+        public var trustedRoots: [Certificate]
+        /// The apps whose data is accepted.
+        public var apps: [AppStoreApp]
+        /// The number of validated (leaf, intermediate) pairs cached; 0 disables the cache.
+        /// - Why: disabling is only meant for benchmarks and tests of the cold path.
+        public var chainCacheCapacity: Int
+        /// The largest JWS (in bytes of text) accepted; larger input is rejected before parsing.
+        /// - Why: bounds the work an unauthenticated caller can cause. Real notifications are ~15 KB.
+        public var maximumJWSSize: Int
+        /// An optional online revocation checker (none is provided by this library).
+        public var revocationChecker: (any CertificateRevocationChecking)?
+
+        /// Creates a configuration with explicit roots.
+        /// - Why: tests and staging pass a test root here; production uses ``appleDefault(apps:)``.
+        public init(
+            trustedRoots: [Certificate],
+            apps: [AppStoreApp],
+            chainCacheCapacity: Int = 64,
+            maximumJWSSize: Int = 64 * 1024,
+            revocationChecker: (any CertificateRevocationChecking)? = nil
+        ) {
+            self.trustedRoots = trustedRoots
+            self.apps = apps
+            self.chainCacheCapacity = chainCacheCapacity
+            self.maximumJWSSize = maximumJWSSize
+            self.revocationChecker = revocationChecker
+        }
+
+        /// A configuration trusting only the bundled Apple Root CA - G3.
+        /// - Why: the right default for production; throws `invalid_trust_anchor` if the resource is altered.
+        public static func appleDefault(apps: [AppStoreApp]) throws -> Configuration {
+            Configuration(trustedRoots: [try TrustAnchors.appleRootCAG3()], apps: apps)
+        }
+    }
+}

@@ -1,0 +1,277 @@
+import Crypto
+import Foundation
+import X509
+
+/// Verifies App Store signed data (transactions, renewal infos, AppTransactions, V2 notifications) and decodes it.
+///
+/// Everything subledger trusts from Apple passes through here. For each compact JWS it checks, in
+/// order: shape and size (`invalid_format`, `input_too_large`), `alg` = ES256, an `x5c` of exactly
+/// three certificates of which only the leaf and intermediate are used, the RFC 5280 path from
+/// them to a *configured* root with Apple's marker extensions at the payload's signed date, the
+/// ES256 signature over `header.payload`, and finally the payload's bundle id, Apple id and
+/// environment against the configured apps. Unsigned `Xcode`/`LocalTesting` data is accepted only
+/// for apps that enable it, and marked unverified.
+///
+/// Validated chains are cached (see ``Configuration/chainCacheCapacity``), so verifying many JWS
+/// from the same Apple leaf costs one P-256 signature check each. Thread-safe; share one instance.
+/// Time is never read from the system clock: callers pass `now`, used only for payloads without a
+/// signed date.
+public final class SignedDataVerifier: Sendable {
+    /// The configuration this verifier was built with.
+    public let configuration: Configuration
+    private let appsByBundleId: [String: AppStoreApp]
+    private let chains: ChainValidator
+    private let headers: HeaderMemo?
+
+    /// Creates a verifier, rejecting unusable configurations with `invalid_configuration`.
+    /// - Why: a deployment builds one at startup and shares it.
+    public init(configuration: Configuration) throws {
+        guard !configuration.trustedRoots.isEmpty else {
+            throw AppStoreError(.invalidConfiguration, "no trusted root certificate configured")
+        }
+        guard configuration.chainCacheCapacity >= 0, configuration.maximumJWSSize > 0 else {
+            throw AppStoreError(.invalidConfiguration, "chain cache capacity and maximum JWS size must not be negative")
+        }
+        var apps: [String: AppStoreApp] = [:]
+        for app in configuration.apps {
+            guard apps[app.bundleId] == nil else {
+                throw AppStoreError(.invalidConfiguration, "app \(app.bundleId) is configured twice")
+            }
+            if app.environments.contains(.production), app.appAppleId == nil {
+                throw AppStoreError(
+                    .invalidConfiguration,
+                    "app \(app.bundleId) accepts Production but has no appAppleId (Apple requires checking it)"
+                )
+            }
+            apps[app.bundleId] = app
+        }
+        self.configuration = configuration
+        self.appsByBundleId = apps
+        self.headers = configuration.chainCacheCapacity > 0 ? HeaderMemo(capacity: min(configuration.chainCacheCapacity, 16)) : nil
+        self.chains = ChainValidator(
+            roots: CertificateStore(configuration.trustedRoots),
+            cache: configuration.chainCacheCapacity > 0 ? ValidatedChainCache(capacity: configuration.chainCacheCapacity) : nil
+        )
+    }
+
+    /// Creates a verifier trusting the bundled Apple Root CA - G3 for `apps`.
+    /// - Why: the production setup in one line.
+    public convenience init(apps: [AppStoreApp]) throws {
+        try self.init(configuration: .appleDefault(apps: apps))
+    }
+
+    // MARK: Public entry points
+
+    /// Verifies a signed transaction (`signedTransactionInfo`, `JWSTransaction`).
+    /// - Why: the input of every purchase the ledger records.
+    public func verifyTransaction(_ jws: String, now: Date) async throws -> VerifiedSignedData<JWSTransactionDecodedPayload> {
+        try await verify(jws, as: JWSTransactionDecodedPayload.self, now: now) { payload, _ in
+            try self.app(forBundleId: payload.bundleId, kind: JWSTransactionDecodedPayload.kind)
+        }
+    }
+
+    /// Verifies a signed renewal info. It has no bundle id: pass the app's when known, else any configured app accepting its environment is enough.
+    /// - Why: renewal infos come nested in notifications or from the App Store Server API for a known app.
+    public func verifyRenewalInfo(_ jws: String, bundleId: String? = nil, now: Date) async throws -> VerifiedSignedData<JWSRenewalInfoDecodedPayload> {
+        try await verify(jws, as: JWSRenewalInfoDecodedPayload.self, now: now) { payload, environment in
+            if let bundleId {
+                return try self.app(forBundleId: bundleId, kind: JWSRenewalInfoDecodedPayload.kind)
+            }
+            guard let environment, let app = self.configuration.apps.first(where: { $0.accepts(environment) }) else {
+                throw AppStoreError(
+                    .environmentNotAccepted,
+                    "renewal info environment \(environment?.rawValue ?? "(missing)") is not accepted for any configured app"
+                )
+            }
+            return app
+        }
+    }
+
+    /// Verifies a signed AppTransaction; its effective time is `receiptCreationDate`.
+    /// - Why: app-level purchase proof sent by the client app.
+    public func verifyAppTransaction(_ jws: String, now: Date) async throws -> VerifiedSignedData<AppTransactionDecodedPayload> {
+        try await verify(jws, as: AppTransactionDecodedPayload.self, now: now) { payload, _ in
+            try self.app(forBundleId: payload.bundleId, kind: AppTransactionDecodedPayload.kind)
+        }
+    }
+
+    /// Verifies a V2 notification's `signedPayload` and the signed transaction, renewal info and AppTransaction nested in it.
+    /// - Why: the entry point of the App Store Server Notifications webhook.
+    public func verifyNotification(signedPayload jws: String, now: Date) async throws -> VerifiedNotification {
+        var app: AppStoreApp?
+        let outer = try await verify(jws, as: ResponseBodyV2DecodedPayload.self, now: now) { payload, _ in
+            let resolved = try self.app(forBundleId: payload.claimedBundleId, kind: ResponseBodyV2DecodedPayload.kind)
+            app = resolved
+            return resolved
+        }
+        let environment = outer.facts.environment
+        guard let app else {
+            throw AppStoreError(.unknownApp, "notification names no configured app")
+        }
+        var result = VerifiedNotification(notification: outer)
+        if let signed = outer.payload.data?.signedTransactionInfo {
+            let transaction = try await verifyTransaction(signed, now: now)
+            try Self.expectConsistent(transaction.payload.bundleId, app.bundleId, field: "signedTransactionInfo bundleId")
+            try Self.expectConsistent(transaction.facts.environment, environment, field: "signedTransactionInfo environment")
+            result.transaction = transaction
+        }
+        if let signed = outer.payload.data?.signedRenewalInfo {
+            let renewalInfo = try await verifyRenewalInfo(signed, bundleId: app.bundleId, now: now)
+            try Self.expectConsistent(renewalInfo.facts.environment, environment, field: "signedRenewalInfo environment")
+            result.renewalInfo = renewalInfo
+        }
+        if let signed = outer.payload.appData?.signedAppTransactionInfo {
+            let appTransaction = try await verifyAppTransaction(signed, now: now)
+            try Self.expectConsistent(appTransaction.payload.bundleId, app.bundleId, field: "signedAppTransactionInfo bundleId")
+            try Self.expectConsistent(appTransaction.facts.environment, environment, field: "signedAppTransactionInfo environment")
+            result.appTransaction = appTransaction
+        }
+        return result
+    }
+
+    /// Verifies the body Apple POSTs to the notification webhook (`{"signedPayload": "..."}`).
+    /// - Why: lets the HTTP layer hand over the raw body; non-JSON or a missing field is `invalid_format`.
+    public func verifyNotificationBody(_ body: Data, now: Date) async throws -> VerifiedNotification {
+        guard body.count <= configuration.maximumJWSSize + 1024 else {
+            throw AppStoreError(.inputTooLarge, "notification body is \(body.count) bytes, more than the configured maximum")
+        }
+        let envelope: ResponseBodyV2
+        do {
+            envelope = try JSONDecoder().decode(ResponseBodyV2.self, from: body)
+        } catch {
+            throw AppStoreError(.invalidFormat, "notification body is not a JSON object")
+        }
+        guard let signedPayload = envelope.signedPayload else {
+            throw AppStoreError(.invalidFormat, "notification body has no signedPayload")
+        }
+        return try await verifyNotification(signedPayload: signedPayload, now: now)
+    }
+
+    // MARK: Pipeline
+
+    /// The common pipeline; `resolveApp` maps the decoded payload (and its environment) to the configured app or throws.
+    private func verify<Payload: SignedPayload>(
+        _ jws: String,
+        as type: Payload.Type,
+        now: Date,
+        resolveApp: (Payload, AppStoreEnvironment?) throws -> AppStoreApp
+    ) async throws -> VerifiedSignedData<Payload> {
+        guard jws.utf8.count <= configuration.maximumJWSSize else {
+            throw AppStoreError(.inputTooLarge, "\(Payload.kind) JWS is \(jws.utf8.count) bytes, the maximum is \(configuration.maximumJWSSize)")
+        }
+        let parsed = try CompactJWS(jws, headers: headers)
+        guard parsed.header.alg == "ES256" else {
+            throw AppStoreError(.unsupportedAlgorithm, "JWS alg is \(parsed.header.alg ?? "missing"), only ES256 is accepted")
+        }
+        let payload = try Self.decodePayload(Payload.self, from: parsed.payload)
+        let effectiveDate = payload.effectiveDate?.date ?? now
+
+        if let environment = payload.claimedEnvironment, environment.isUnsignedLocal {
+            // Xcode and LocalTesting data is signed by a local key, not Apple: never run crypto on
+            // it, and accept it only where explicitly enabled.
+            let app = try resolveApp(payload, environment)
+            try Self.checkPolicy(payload, app: app, environment: environment)
+            return VerifiedSignedData(
+                payload: payload,
+                payloadJSON: parsed.payload,
+                facts: VerificationFacts(
+                    leafCertificateFingerprint: nil,
+                    effectiveDate: effectiveDate,
+                    environment: environment,
+                    isSignatureVerified: false
+                )
+            )
+        }
+
+        guard let x5c = parsed.header.x5c else {
+            throw AppStoreError(.invalidFormat, "JWS header has no x5c certificate chain")
+        }
+        guard x5c.count == 3 else {
+            throw AppStoreError(.invalidChainLength, "x5c holds \(x5c.count) certificates, expected 3")
+        }
+        guard let chainKey = parsed.header.chainKey else {
+            throw AppStoreError(.invalidChainLength, "x5c holds \(x5c.count) certificates, expected 3")
+        }
+        let (chain, cached) = try await chains.validate(chainKey, at: effectiveDate)
+        if let revocationChecker = configuration.revocationChecker {
+            try await revocationChecker.checkRevocation(leaf: chain.leaf, intermediate: chain.intermediate, effectiveDate: effectiveDate)
+        }
+        var input = jws
+        let signatureIsValid = input.withUTF8 { bytes in
+            chain.isValidSignature(parsed.signature, for: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[..<parsed.signingInputLength])))
+        }
+        guard signatureIsValid else {
+            throw AppStoreError(.invalidSignature, "ES256 signature of the \(Payload.kind) does not verify with the leaf certificate")
+        }
+
+        let app = try resolveApp(payload, payload.claimedEnvironment)
+        guard let environment = payload.claimedEnvironment else {
+            throw AppStoreError(.environmentNotAccepted, "\(Payload.kind) states no environment")
+        }
+        try Self.checkPolicy(payload, app: app, environment: environment)
+        return VerifiedSignedData(
+            payload: payload,
+            payloadJSON: parsed.payload,
+            facts: VerificationFacts(
+                leafCertificateFingerprint: chain.leafFingerprint,
+                effectiveDate: effectiveDate,
+                environment: environment,
+                isSignatureVerified: true,
+                usedCachedChain: cached
+            )
+        )
+    }
+
+    private static func decodePayload<Payload: SignedPayload>(_ type: Payload.Type, from data: Data) throws -> Payload {
+        do {
+            return try JSONDecoder().decode(Payload.self, from: data)
+        } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
+            throw AppStoreError(.invalidFormat, "\(Payload.kind) JWS payload is not JSON")
+        } catch DecodingError.typeMismatch(_, let context) where context.codingPath.isEmpty {
+            throw AppStoreError(.invalidFormat, "\(Payload.kind) JWS payload is not a JSON object")
+        } catch {
+            throw AppStoreError(.invalidPayload, "\(Payload.kind) payload does not match Apple's format: \(Self.describe(error))")
+        }
+    }
+
+    private func app(forBundleId bundleId: String?, kind: String) throws -> AppStoreApp {
+        guard let bundleId, let app = appsByBundleId[bundleId] else {
+            throw AppStoreError(.unknownApp, "\(kind) bundle id \(bundleId ?? "(missing)") is not a configured app")
+        }
+        return app
+    }
+
+    /// The Apple id and environment checks, once the app is known.
+    private static func checkPolicy<Payload: SignedPayload>(_ payload: Payload, app: AppStoreApp, environment: AppStoreEnvironment) throws {
+        // Checked before the environment, as Apple's libraries do: a payload of another app that
+        // happens to share the bundle id is an identity error whatever its environment.
+        if let expected = app.appAppleId {
+            if let claimed = payload.claimedAppAppleId, claimed != expected {
+                throw AppStoreError(.appAppleIdMismatch, "\(Payload.kind) appAppleId \(claimed) is not \(expected) for \(app.bundleId)")
+            }
+            if Payload.self == ResponseBodyV2DecodedPayload.self, environment == .production, payload.claimedAppAppleId == nil {
+                throw AppStoreError(.appAppleIdMismatch, "Production notification for \(app.bundleId) has no appAppleId")
+            }
+        }
+        guard app.accepts(environment) else {
+            throw AppStoreError(.environmentNotAccepted, "\(Payload.kind) environment \(environment) is not accepted for \(app.bundleId)")
+        }
+    }
+
+    private static func expectConsistent<Value: Equatable>(_ actual: Value?, _ expected: Value, field: String) throws {
+        guard actual == expected else {
+            throw AppStoreError(.payloadMismatch, "\(field) \(actual.map { "\($0)" } ?? "(missing)") does not match the notification's \(expected)")
+        }
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "\(error)" }
+        switch error {
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .keyNotFound(_, let context), .dataCorrupted(let context):
+            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
+        @unknown default:
+            return "\(error)"
+        }
+    }
+}

@@ -1,0 +1,64 @@
+/// What the verifier needs to know about a JWS payload type: its effective time and its app and environment claims.
+///
+/// Internal: the public entry points are the typed `verify…` methods of ``SignedDataVerifier``.
+protocol SignedPayload: Decodable, Sendable {
+    /// A short name for error messages (`transaction`, `renewal info`, ...).
+    static var kind: String { get }
+    /// The instant the chain must be valid at (`signedDate`, or `receiptCreationDate` for an AppTransaction).
+    var effectiveDate: AppStoreDate? { get }
+    /// The environment the payload claims.
+    var claimedEnvironment: AppStoreEnvironment? { get }
+    /// The bundle id the payload claims (`nil` for renewal info, which has none).
+    var claimedBundleId: String? { get }
+    /// The app Apple id the payload claims, if the payload type carries one.
+    var claimedAppAppleId: Int64? { get }
+}
+
+extension JWSTransactionDecodedPayload: SignedPayload {
+    static var kind: String { "transaction" }
+    var effectiveDate: AppStoreDate? { signedDate }
+    var claimedEnvironment: AppStoreEnvironment? { environment }
+    var claimedBundleId: String? { bundleId }
+    var claimedAppAppleId: Int64? { nil }
+}
+
+extension JWSRenewalInfoDecodedPayload: SignedPayload {
+    static var kind: String { "renewal info" }
+    var effectiveDate: AppStoreDate? { signedDate }
+    var claimedEnvironment: AppStoreEnvironment? { environment }
+    var claimedBundleId: String? { nil }
+    var claimedAppAppleId: Int64? { nil }
+}
+
+extension AppTransactionDecodedPayload: SignedPayload {
+    static var kind: String { "app transaction" }
+    var effectiveDate: AppStoreDate? { receiptCreationDate }
+    var claimedEnvironment: AppStoreEnvironment? { receiptType }
+    var claimedBundleId: String? { bundleId }
+    var claimedAppAppleId: Int64? { appAppleId }
+}
+
+extension ResponseBodyV2DecodedPayload: SignedPayload {
+    static var kind: String { "notification" }
+    var effectiveDate: AppStoreDate? { signedDate }
+
+    var claimedEnvironment: AppStoreEnvironment? {
+        if let data { return data.environment }
+        if let summary { return summary.environment }
+        if let appData { return appData.environment }
+        if let externalPurchaseToken {
+            // The token has no environment field; Apple prefixes sandbox ids with "SANDBOX".
+            guard let id = externalPurchaseToken.externalPurchaseId else { return nil }
+            return id.hasPrefix("SANDBOX") ? .sandbox : .production
+        }
+        return nil
+    }
+
+    var claimedBundleId: String? {
+        data?.bundleId ?? summary?.bundleId ?? appData?.bundleId ?? externalPurchaseToken?.bundleId
+    }
+
+    var claimedAppAppleId: Int64? {
+        data?.appAppleId ?? summary?.appAppleId ?? appData?.appAppleId ?? externalPurchaseToken?.appAppleId
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+
+/// How a payload was verified: by which leaf certificate, at which instant, in which environment.
+///
+/// Stored next to the events a payload produces, so an auditor can tell later what was trusted
+/// and why (and tell apart the unsigned Xcode/LocalTesting data accepted in development).
+public struct VerificationFacts: Hashable, Sendable, Codable {
+    /// Uppercase hex SHA-256 of the leaf certificate's DER; `nil` when the payload was not signature-checked.
+    public var leafCertificateFingerprint: String?
+    /// The instant the chain was validated at: the payload's signed date, or the `now` passed in.
+    public var effectiveDate: Date
+    /// The environment the payload claims (and that was accepted).
+    public var environment: AppStoreEnvironment
+    /// `true` when the chain and the ES256 signature were checked; `false` for accepted Xcode/LocalTesting data.
+    public var isSignatureVerified: Bool
+    /// Whether the chain came from the validated-chain cache (useful in metrics, not in decisions).
+    public var usedCachedChain: Bool
+
+    /// Creates facts by value.
+    /// - Why: fakes of the verifier in other targets' tests build results without cryptography.
+    public init(
+        leafCertificateFingerprint: String?,
+        effectiveDate: Date,
+        environment: AppStoreEnvironment,
+        isSignatureVerified: Bool,
+        usedCachedChain: Bool = false
+    ) {
+        self.leafCertificateFingerprint = leafCertificateFingerprint
+        self.effectiveDate = effectiveDate
+        self.environment = environment
+        self.isSignatureVerified = isSignatureVerified
+        self.usedCachedChain = usedCachedChain
+    }
+}

@@ -1,0 +1,137 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+
+/// A ``ReceiptValidating`` client of Apple's deprecated `verifyReceipt` endpoint, on async-http-client.
+///
+/// Posts to production first and follows Apple's documented environment dance (21007 → sandbox,
+/// 21008 → production, once each). Transport failures, HTTP 5xx/429, statuses 21002/21005/21009
+/// and `is-retryable` answers are retried with exponential backoff up to
+/// ``Configuration/maximumAttempts`` per URL, then reported as `apple_unavailable`. A body that is
+/// not verifyReceipt JSON is `invalid_response`. Any other status is returned to the caller.
+public struct VerifyReceiptClient: ReceiptValidating {
+    /// The client's configuration.
+    public let configuration: Configuration
+    private let httpClient: HTTPClient
+    private let logger: Logger
+
+    /// Creates a client; it does not own `httpClient` (the shared one by default).
+    /// - Why: one per app shared secret; inject an `HTTPClient` to control its lifecycle.
+    public init(configuration: Configuration, httpClient: HTTPClient = .shared, logger: Logger = Logger(label: "subledger.appstore.verifyReceipt")) {
+        self.configuration = configuration
+        self.httpClient = httpClient
+        self.logger = logger
+    }
+
+    /// Verifies `receiptData` (base64), see ``ReceiptValidating/verifyReceipt(_:excludeOldTransactions:)``.
+    public func verifyReceipt(_ receiptData: String, excludeOldTransactions: Bool) async throws -> VerifyReceiptResponse {
+        let request = VerifyReceiptRequest(
+            receiptData: receiptData,
+            password: configuration.sharedSecret,
+            excludeOldTransactions: excludeOldTransactions
+        )
+        let body: Data
+        do {
+            body = try JSONEncoder().encode(request)
+        } catch {
+            throw AppStoreError(.invalidConfiguration, "cannot encode the verifyReceipt request: \(error)")
+        }
+
+        var url = configuration.productionURL
+        var redirected = false
+        while true {
+            let response = try await postWithRetries(body, to: url)
+            let status = response.status ?? -1
+            if !redirected, status == VerifyReceiptStatus.sandboxReceiptSentToProduction, url == configuration.productionURL {
+                logger.debug("verifyReceipt: sandbox receipt, retrying against sandbox")
+                url = configuration.sandboxURL
+                redirected = true
+                continue
+            }
+            if !redirected, status == VerifyReceiptStatus.productionReceiptSentToSandbox, url == configuration.sandboxURL {
+                url = configuration.productionURL
+                redirected = true
+                continue
+            }
+            return response
+        }
+    }
+
+    /// Posts until a non-transient answer, or throws `apple_unavailable` once the attempts are spent.
+    private func postWithRetries(_ body: Data, to url: String) async throws -> VerifyReceiptResponse {
+        let attempts = max(1, configuration.maximumAttempts)
+        var lastProblem = "no attempt made"
+        for attempt in 1...attempts {
+            if attempt > 1 {
+                try await Task.sleep(for: configuration.backoff(beforeRetry: attempt - 1))
+            }
+            switch try await post(body, to: url) {
+            case .answer(let response):
+                return response
+            case .transient(let problem):
+                lastProblem = problem
+                logger.warning(
+                    "verifyReceipt transient failure",
+                    metadata: ["url": "\(url)", "attempt": "\(attempt)", "problem": "\(problem)"]
+                )
+            }
+        }
+        throw AppStoreError(.appleUnavailable, "verifyReceipt at \(url) failed \(attempts) time(s), last: \(lastProblem)")
+    }
+
+    private enum Outcome {
+        case answer(VerifyReceiptResponse)
+        case transient(String)
+    }
+
+    /// One HTTP exchange, classified.
+    private func post(_ body: Data, to url: String) async throws -> Outcome {
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "Accept", value: "application/json")
+        request.body = .bytes(ByteBuffer(bytes: body))
+
+        let timeout = TimeAmount.nanoseconds(Self.nanoseconds(configuration.requestTimeout))
+        let bytes: ByteBuffer
+        let httpStatus: UInt
+        do {
+            let response = try await httpClient.execute(request, timeout: timeout, logger: logger)
+            httpStatus = response.status.code
+            bytes = try await response.body.collect(upTo: configuration.maximumResponseSize)
+        } catch let error as NIOTooManyBytesError {
+            throw AppStoreError(.invalidResponse, "verifyReceipt response is larger than \(configuration.maximumResponseSize) bytes: \(error)")
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            try Task.checkCancellation()
+            return .transient("transport error: \(error)")
+        }
+
+        if httpStatus >= 500 || httpStatus == 429 {
+            return .transient("HTTP \(httpStatus)")
+        }
+        guard httpStatus == 200 else {
+            throw AppStoreError(.invalidResponse, "verifyReceipt answered HTTP \(httpStatus)")
+        }
+        let decoded: VerifyReceiptResponse
+        do {
+            decoded = try JSONDecoder().decode(VerifyReceiptResponse.self, from: Data(bytes.readableBytesView))
+        } catch {
+            throw AppStoreError(.invalidResponse, "verifyReceipt body is not verifyReceipt JSON: \(error)")
+        }
+        guard let status = decoded.status else {
+            throw AppStoreError(.invalidResponse, "verifyReceipt body has no status")
+        }
+        if VerifyReceiptStatus.isTransient(status) || (status != VerifyReceiptStatus.valid && decoded.isRetryable?.boolValue == true) {
+            return .transient("status \(status)")
+        }
+        return .answer(decoded)
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds.multipliedReportingOverflow(by: 1_000_000_000).partialValue + attoseconds / 1_000_000_000
+    }
+}

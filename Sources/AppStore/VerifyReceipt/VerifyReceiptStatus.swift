@@ -1,0 +1,24 @@
+/// The `status` codes of a verifyReceipt response that drive the client's behaviour.
+///
+/// Apple documents 0 (valid) and 21000–21199; only the ones the client reacts to are named.
+public enum VerifyReceiptStatus {
+    /// The receipt is valid.
+    public static let valid = 0
+    /// The receipt data was malformed or the service was temporarily unable to read it (retried).
+    public static let malformedOrTemporarilyUnreadable = 21002
+    /// The receipt server was temporarily unable to provide the receipt (retried).
+    public static let serverUnavailable = 21005
+    /// The subscription has expired; the response still holds the receipt.
+    public static let subscriptionExpired = 21006
+    /// A sandbox receipt was sent to production: retry against the sandbox URL.
+    public static let sandboxReceiptSentToProduction = 21007
+    /// A production receipt was sent to sandbox: retry against the production URL.
+    public static let productionReceiptSentToSandbox = 21008
+    /// Internal data access error (retried).
+    public static let internalDataAccessError = 21009
+
+    /// Whether `status` is one the client retries against the same URL.
+    public static func isTransient(_ status: Int) -> Bool {
+        status == malformedOrTemporarilyUnreadable || status == serverUnavailable || status == internalDataAccessError
+    }
+}

@@ -1,0 +1,183 @@
+import AppStore
+import ArgumentParser
+import Foundation
+
+/// `subledger verify`: verifies an App Store JWS or V2 notification body and prints its decoded payload.
+///
+/// An operator's tool to inspect what Apple sent: the same ``SignedDataVerifier`` the service uses,
+/// anchored on the bundled Apple Root CA - G3 plus any `--root`. Exit status 0 when valid, 1 when
+/// not (the error code is printed on stderr).
+struct VerifyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Verify an App Store signed transaction, renewal info, AppTransaction or V2 notification.",
+        discussion: """
+            INPUT is a compact JWS or a notification body ({"signedPayload": "..."}), read from a file or from stdin (-).
+            The payload is printed as JSON on stdout, with nested signed data decoded too. The chain must lead to
+            Apple Root CA - G3 or to a --root. Without --bundle-id (and --app-apple-id) the payload's own claims
+            are taken, so only the chain, the signature and the environment are checked.
+            """
+    )
+
+    @Option(name: .customLong("root"), help: ArgumentHelp("An extra trusted root certificate (DER or PEM); repeatable.", valueName: "file"))
+    var roots: [String] = []
+
+    @Option(name: .customLong("bundle-id"), help: "The app's bundle id the payload must name.")
+    var bundleId: String?
+
+    @Option(name: .customLong("app-apple-id"), help: "The app's Apple id a Production notification must name.")
+    var appAppleId: Int64?
+
+    @Option(name: .customLong("environment"), help: "The accepted environment: Production, Sandbox, Xcode or LocalTesting (default: Production and Sandbox).")
+    var environment: String?
+
+    @Argument(help: ArgumentHelp("The JWS or notification body file, or - for stdin.", valueName: "input"))
+    var input: String
+
+    func run() async throws {
+        do {
+            let text = try readInput()
+            let output = try await verify(text, now: Date())
+            print(output)
+        } catch let error as AppStoreError {
+            FileHandle.standardError.write(Data("\(error.code.rawValue): \(error.message)\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+
+    private func readInput() throws -> String {
+        let data: Data
+        if input == "-" {
+            data = FileHandle.standardInput.readDataToEndOfFile()
+        } else {
+            do {
+                data = try Data(contentsOf: URL(fileURLWithPath: input))
+            } catch {
+                throw AppStoreError(.invalidFormat, "cannot read \(input): \(error.localizedDescription)")
+            }
+        }
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Verifies `text` and returns the pretty JSON to print.
+    private func verify(_ text: String, now: Date) async throws -> String {
+        var signedPayload = text
+        var isNotification = false
+        if text.hasPrefix("{") {
+            guard let object = try? JSONDecoder().decode(ResponseBodyV2.self, from: Data(text.utf8)), let payload = object.signedPayload else {
+                throw AppStoreError(.invalidFormat, "JSON input is not a notification body with a signedPayload")
+            }
+            signedPayload = payload
+            isNotification = true
+        }
+        let claims = Self.unverifiedClaims(of: signedPayload)
+        let verifier = try makeVerifier(claims: claims)
+
+        if isNotification || claims.kind == .notification {
+            let result = try await verifier.verifyNotification(signedPayload: signedPayload, now: now)
+            report(result.notification.facts)
+            var object = try Self.jsonObject(result.notification.payloadJSON)
+            if var data = object["data"] as? [String: Any] {
+                if let transaction = result.transaction { data["signedTransactionInfo"] = try Self.jsonObject(transaction.payloadJSON) }
+                if let renewal = result.renewalInfo { data["signedRenewalInfo"] = try Self.jsonObject(renewal.payloadJSON) }
+                object["data"] = data
+            }
+            if var appData = object["appData"] as? [String: Any], let appTransaction = result.appTransaction {
+                appData["signedAppTransactionInfo"] = try Self.jsonObject(appTransaction.payloadJSON)
+                object["appData"] = appData
+            }
+            return try Self.pretty(object)
+        }
+        switch claims.kind {
+        case .renewalInfo:
+            let result = try await verifier.verifyRenewalInfo(signedPayload, bundleId: bundleId, now: now)
+            report(result.facts)
+            return try Self.pretty(Self.jsonObject(result.payloadJSON))
+        case .appTransaction:
+            let result = try await verifier.verifyAppTransaction(signedPayload, now: now)
+            report(result.facts)
+            return try Self.pretty(Self.jsonObject(result.payloadJSON))
+        case .transaction, .notification:
+            let result = try await verifier.verifyTransaction(signedPayload, now: now)
+            report(result.facts)
+            return try Self.pretty(Self.jsonObject(result.payloadJSON))
+        }
+    }
+
+    private func makeVerifier(claims: Claims) throws -> SignedDataVerifier {
+        var trusted = [try TrustAnchors.appleRootCAG3()]
+        for path in roots {
+            trusted.append(contentsOf: try TrustAnchors.certificates(fromFile: path))
+        }
+        let environments: Set<AppStoreEnvironment> = environment.map { [AppStoreEnvironment(rawValue: $0)] } ?? [.production, .sandbox]
+        let app = AppStoreApp(
+            bundleId: bundleId ?? claims.bundleId ?? "",
+            // Production requires an Apple id to compare with: the operator's, or else the payload's own.
+            appAppleId: appAppleId ?? claims.appAppleId ?? (environments.contains(.production) ? 0 : nil),
+            environments: environments,
+            allowsUnsignedLocalEnvironments: environments.contains(where: \.isUnsignedLocal)
+        )
+        return try SignedDataVerifier(configuration: .init(trustedRoots: trusted, apps: [app]))
+    }
+
+    private func report(_ facts: VerificationFacts) {
+        let status = facts.isSignatureVerified
+            ? "verified: leaf SHA-256 \(facts.leafCertificateFingerprint ?? "?")"
+            : "NOT SIGNATURE-CHECKED (\(facts.environment) data is unsigned by Apple)"
+        let line = "\(status), environment \(facts.environment), effective \(facts.effectiveDate.formatted(.iso8601))\n"
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+
+    // MARK: Unverified peek (routing only; every claim is verified afterwards)
+
+    private enum Kind { case transaction, renewalInfo, appTransaction, notification }
+
+    private struct Claims {
+        var kind: Kind = .transaction
+        var bundleId: String?
+        var appAppleId: Int64?
+    }
+
+    private static func unverifiedClaims(of jws: String) -> Claims {
+        let segments = jws.split(separator: ".", omittingEmptySubsequences: false)
+        guard segments.count == 3 else { return Claims() }
+        var base64 = segments[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        guard let data = Data(base64Encoded: base64),
+            let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+        else { return Claims() }
+        var claims = Claims()
+        if object["notificationType"] != nil {
+            claims.kind = .notification
+            for key in ["data", "summary", "appData", "externalPurchaseToken"] {
+                if let inner = object[key] as? [String: Any] {
+                    claims.bundleId = inner["bundleId"] as? String
+                    claims.appAppleId = (inner["appAppleId"] as? NSNumber)?.int64Value
+                    break
+                }
+            }
+        } else if object["receiptType"] != nil || object["receiptCreationDate"] != nil {
+            claims.kind = .appTransaction
+            claims.bundleId = object["bundleId"] as? String
+            claims.appAppleId = (object["appAppleId"] as? NSNumber)?.int64Value
+        } else if object["transactionId"] != nil || object["bundleId"] != nil {
+            claims.kind = .transaction
+            claims.bundleId = object["bundleId"] as? String
+        } else {
+            claims.kind = .renewalInfo
+        }
+        return claims
+    }
+
+    private static func jsonObject(_ data: Data) throws -> [String: Any] {
+        guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw AppStoreError(.invalidFormat, "payload is not a JSON object")
+        }
+        return object
+    }
+
+    private static func pretty(_ object: [String: Any]) throws -> String {
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        return String(decoding: data, as: UTF8.self)
+    }
+}

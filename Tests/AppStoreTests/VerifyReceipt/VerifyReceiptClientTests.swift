@@ -1,0 +1,127 @@
+import AppStore
+import AppStoreTesting
+import Foundation
+import Testing
+
+/// `VerifyReceiptClient` against a local fake of Apple's endpoints.
+@Suite(.serialized) struct VerifyReceiptClientTests {
+    static let valid = #"{"status":0,"environment":"Production","receipt":{"bundle_id":"com.example","in_app":[{"transaction_id":"1001","purchase_date_ms":"1698148900000"}]}}"#
+    static let validSandbox = #"{"status":0,"environment":"Sandbox","receipt":{"bundle_id":"com.example","in_app":[]}}"#
+
+    @Test func productionSuccessReturnsTheDecodedReceipt() async throws {
+        let server = FakeAppleServer(production: [.json(Self.valid)])
+        let response = try await server.run { try await VerifyReceiptClient(configuration: $0).verifyReceipt("receipt-b64", excludeOldTransactions: true) }
+        #expect(response.status == 0)
+        #expect(response.environment == .production)
+        #expect(response.receipt?.inApp?.first?.transactionId == "1001")
+        let sent = try #require(server.received.first?.request)
+        #expect(sent.receiptData == "receipt-b64")
+        #expect(sent.password == "shared-secret")
+        #expect(sent.excludeOldTransactions == true)
+        #expect(server.received.map(\.environment) == ["production"])
+    }
+
+    @Test func sandboxReceiptIsRedirectedToSandbox() async throws {
+        let server = FakeAppleServer(production: [.status(21007)], sandbox: [.json(Self.validSandbox)])
+        let response = try await server.run { try await VerifyReceiptClient(configuration: $0).verifyReceipt("r", excludeOldTransactions: false) }
+        #expect(response.environment == .sandbox)
+        #expect(server.received.map(\.environment) == ["production", "sandbox"])
+        #expect(server.received.last?.request?.excludeOldTransactions == false)
+    }
+
+    @Test(arguments: [21002, 21005, 21009])
+    func retryableStatusIsRetriedUntilSuccess(status: Int) async throws {
+        let server = FakeAppleServer(production: [.status(status), .status(status), .json(Self.valid)])
+        let response = try await server.run { try await VerifyReceiptClient(configuration: $0).verifyReceipt("r", excludeOldTransactions: false) }
+        #expect(response.status == 0)
+        #expect(server.received.count == 3)
+    }
+
+    @Test func isRetryableInternalErrorIsRetried() async throws {
+        let server = FakeAppleServer(production: [.status(21104, extra: ",\"is-retryable\":true"), .json(Self.valid)])
+        let response = try await server.run { try await VerifyReceiptClient(configuration: $0).verifyReceipt("r", excludeOldTransactions: false) }
+        #expect(response.status == 0)
+        #expect(server.received.count == 2)
+    }
+
+    @Test func persistentRetryableStatusEndsAsAppleUnavailable() async throws {
+        let server = FakeAppleServer(production: [.status(21005)])
+        let code = await errorCode { _ = try await server.run { try await VerifyReceiptClient(configuration: $0).verifyReceipt("r", excludeOldTransactions: false) } }
+        #expect(code == "apple_unavailable")
+        #expect(server.received.count == 3)
+    }
+
+    @Test func serverErrorIsRetried() async throws {
+        let server = FakeAppleServer(production: [FakeAppleServer.Reply(status: .serviceUnavailable, body: "<html>busy</html>"), .json(Self.valid)])
+        let response = try await server.run { try await VerifyReceiptClient(configuration: $0).verifyReceipt("r", excludeOldTransactions: false) }
+        #expect(response.status == 0)
+    }
+
+    @Test func timeoutIsRetriedThenReportedAsAppleUnavailable() async throws {
+        let slow = FakeAppleServer.Reply(body: Self.valid, delay: .seconds(2))
+        let server = FakeAppleServer(production: [slow])
+        let started = ContinuousClock.now
+        let code = await errorCode {
+            _ = try await server.run { configuration in
+                var configuration = configuration
+                configuration.requestTimeout = .milliseconds(200)
+                configuration.maximumAttempts = 2
+                return try await VerifyReceiptClient(configuration: configuration).verifyReceipt("r", excludeOldTransactions: false)
+            }
+        }
+        #expect(code == "apple_unavailable")
+        #expect(ContinuousClock.now - started < .seconds(10))
+    }
+
+    @Test func timeoutThenSuccessRecovers() async throws {
+        let server = FakeAppleServer(production: [FakeAppleServer.Reply(body: Self.valid, delay: .seconds(2)), .json(Self.valid)])
+        let response = try await server.run { configuration in
+            var configuration = configuration
+            configuration.requestTimeout = .milliseconds(200)
+            return try await VerifyReceiptClient(configuration: configuration).verifyReceipt("r", excludeOldTransactions: false)
+        }
+        #expect(response.status == 0)
+    }
+
+    @Test(arguments: ["<html>oops</html>", "", "[1,2]", "{\"environment\":\"Sandbox\"}"])
+    func nonJSONBodyIsAnInvalidResponse(body: String) async throws {
+        let server = FakeAppleServer(production: [.json(body)])
+        let code = await errorCode { _ = try await server.run { try await VerifyReceiptClient(configuration: $0).verifyReceipt("r", excludeOldTransactions: false) } }
+        #expect(code == "invalid_response")
+    }
+
+    @Test func invalidReceiptStatusIsReturnedNotThrown() async throws {
+        let server = FakeAppleServer(production: [.status(21003)])
+        let response = try await server.run { try await VerifyReceiptClient(configuration: $0).verifyReceipt("r", excludeOldTransactions: false) }
+        #expect(response.status == 21003)
+        #expect(server.received.count == 1)
+    }
+
+    @Test func unreachableHostIsAppleUnavailable() async throws {
+        let configuration = VerifyReceiptClient.Configuration(
+            productionURL: "http://127.0.0.1:9/verifyReceipt",
+            sandboxURL: "http://127.0.0.1:9/verifyReceipt",
+            maximumAttempts: 2,
+            initialBackoff: .milliseconds(1),
+            requestTimeout: .milliseconds(500)
+        )
+        let code = await errorCode { _ = try await VerifyReceiptClient(configuration: configuration).verifyReceipt("r", excludeOldTransactions: false) }
+        #expect(code == "apple_unavailable")
+    }
+
+    @Test func backoffDoublesUpToItsMaximum() {
+        let configuration = VerifyReceiptClient.Configuration(initialBackoff: .milliseconds(100), maximumBackoff: .milliseconds(350))
+        let delays = (1...4).map { configuration.backoff(beforeRetry: $0) }
+        #expect(delays == [.milliseconds(100), .milliseconds(200), .milliseconds(350), .milliseconds(350)])
+    }
+
+    @Test func fakeValidatorAnswersWhatWasRegistered() async throws {
+        let fake = FakeReceiptValidator()
+        fake.register(VerifyReceiptResponse(status: 0, environment: .sandbox), for: "good")
+        fake.register(AppStoreError(.appleUnavailable, "down"), for: "down")
+        #expect(try await fake.verifyReceipt("good", excludeOldTransactions: true).status == 0)
+        #expect(try await fake.verifyReceipt("unknown", excludeOldTransactions: false).status == 21003)
+        #expect(await errorCode { _ = try await fake.verifyReceipt("down", excludeOldTransactions: false) } == "apple_unavailable")
+        #expect(fake.requests.map(\.receiptData) == ["good", "unknown", "down"])
+    }
+}
