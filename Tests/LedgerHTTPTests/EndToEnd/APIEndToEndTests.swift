@@ -5,6 +5,7 @@ import EventStoreTesting
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import Ledger
 import NIOCore
 import Testing
 

@@ -12,23 +12,6 @@ import Logging
 import NIOCore
 import Synchronization
 
-/// A clock the test moves by hand.
-final class ManualClock: LedgerClock {
-    private let instant: Mutex<Date>
-    init(_ start: Date) { instant = Mutex(start) }
-    func now() -> Date { instant.withLock { $0 } }
-    func set(_ date: Date) { instant.withLock { $0 = date } }
-}
-
-/// Days after 2026-01-01T00:00:00Z.
-enum Day {
-    static let zero: Int64 = 1_767_225_600_000
-    static func ms(_ days: Double) -> Int64 { zero + Int64(days * 86_400_000) }
-    static func date(_ days: Double) -> Date { Date(timeIntervalSince1970: Double(ms(days)) / 1000) }
-    static func apple(_ days: Double) -> AppStoreDate { AppStoreDate(millisecondsSince1970: ms(days)) }
-    static func iso(_ days: Double) -> String { date(days).formatted(.iso8601) }
-}
-
 /// The real server on a loopback port over a fresh store, a test PKI standing in for Apple's, and a
 /// local fake of Apple's verifyReceipt.
 struct APIHarness: Sendable {

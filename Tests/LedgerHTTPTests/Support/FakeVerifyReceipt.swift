@@ -1,3 +1,4 @@
+import AppStoreTesting
 import AppStore
 import Foundation
 import Hummingbird

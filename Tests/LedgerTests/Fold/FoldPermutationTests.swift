@@ -1,3 +1,4 @@
+import AppStoreTesting
 import Foundation
 import Ledger
 import Testing

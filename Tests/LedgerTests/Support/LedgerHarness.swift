@@ -8,23 +8,6 @@ import Logging
 import Synchronization
 import Testing
 
-/// A clock the test moves by hand.
-final class TestClock: LedgerClock {
-    private let instant: Mutex<Date>
-    init(_ start: Date) { instant = Mutex(start) }
-    func now() -> Date { instant.withLock { $0 } }
-    func set(_ date: Date) { instant.withLock { $0 = date } }
-}
-
-/// Days after 2026-01-01T00:00:00Z as Apple's millisecond dates.
-enum Day {
-    static let zero: Int64 = 1_767_225_600_000
-    static let length: Int64 = 86_400_000
-    static func ms(_ days: Double) -> Int64 { zero + Int64(days * Double(length)) }
-    static func date(_ days: Double) -> Date { Date(timeIntervalSince1970: Double(ms(days)) / 1000) }
-    static func apple(_ days: Double) -> AppStoreDate { AppStoreDate(millisecondsSince1970: ms(days)) }
-}
-
 /// A ledger on a fresh SQLite store, with a test PKI standing in for Apple's, and helpers that sign
 /// transactions, renewal infos and notifications the way Apple does.
 struct LedgerHarness: Sendable {
@@ -41,7 +24,7 @@ struct LedgerHarness: Sendable {
     let pki: TestPKI
     let ledger: SubscriptionLedger
     let store: any EventStore
-    let clock: TestClock
+    let clock: ManualClock
     let receipts: FakeReceiptValidator
     let fixture: StoreFixture
 
@@ -53,7 +36,7 @@ struct LedgerHarness: Sendable {
         _ body: @Sendable @escaping (LedgerHarness) async throws -> Void
     ) async throws {
         let logger = TestDatabases.logger
-        let clock = TestClock(Day.date(0))
+        let clock = ManualClock(Day.date(0))
         let pki = try SharedPKI.value.get()
         let verifier = try pki.makeVerifier(bundleId: bundleId, appAppleId: 1_234_567_890, environments: [.sandbox, .production])
         try await withFreshStore(dialect, now: { clock.now() }) { (fixture: StoreFixture) async throws in
