@@ -54,8 +54,10 @@ let package = Package(
         .executableTarget(
             name: "subledger-bench",
             dependencies: [
-                "EventStore", "Ledger", "AppStore", "AppStoreTesting",
+                "EventStore", "Ledger", "LedgerHTTP", "AppStore", "AppStoreTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
