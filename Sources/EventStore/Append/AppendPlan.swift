@@ -68,8 +68,8 @@ struct AppendPlan: Sendable {
                 schemaVersion: prepared.event.schemaVersion,
                 recordedAtMicros: recordedAtMicros,
                 dedupeKey: prepared.event.dedupeKey,
-                canonicalData: prepared.canonicalData,
-                canonicalMetadata: prepared.canonicalMetadata
+                data: prepared.event.data,
+                metadata: prepared.event.metadata
             )
             let hash = EventHasher.hash(previous: previousHash, fields)
             previousHash = hash
@@ -81,8 +81,8 @@ struct AppendPlan: Sendable {
                     streamVersion: version,
                     type: prepared.event.type,
                     schemaVersion: prepared.event.schemaVersion,
-                    data: prepared.canonicalData,
-                    metadata: prepared.canonicalMetadata,
+                    data: prepared.event.data,
+                    metadata: prepared.event.metadata,
                     recordedAtMicros: recordedAtMicros,
                     dedupeKey: prepared.event.dedupeKey,
                     hash: hash

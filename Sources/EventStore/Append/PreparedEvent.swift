@@ -1,10 +1,11 @@
 import Foundation
 
-/// A `NewEvent` validated and canonicalised once, before any database work, so retries reuse it.
+/// A `NewEvent` checked once, before any database work, so retries reuse it.
+///
+/// Data and metadata are stored byte for byte as given and hashed as given. The database checks they
+/// are JSON objects (a CHECK constraint); here only the cheap part: they must start with `{`.
 struct PreparedEvent: Sendable {
     var event: NewEvent
-    var canonicalData: Data
-    var canonicalMetadata: Data
 
     init(_ event: NewEvent) throws(EventStoreError) {
         guard !event.type.isEmpty else {
@@ -13,9 +14,19 @@ struct PreparedEvent: Sendable {
         if let key = event.dedupeKey, key.isEmpty {
             throw EventStoreError(.invalidEvent, "a dedupe key must not be empty; leave it out instead")
         }
+        try Self.requireObject(event.data, field: "data")
+        try Self.requireObject(event.metadata, field: "metadata")
         self.event = event
-        self.canonicalData = try CanonicalJSON.canonicalize(event.data)
-        self.canonicalMetadata = try CanonicalJSON.canonicalize(event.metadata, field: "metadata")
+    }
+
+    /// The first non-space byte must open an object; the database validates the rest.
+    static func requireObject(_ bytes: Data, field: String) throws(EventStoreError) {
+        guard let first = bytes.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }), first == UInt8(ascii: "{") else {
+            throw EventStoreError(.invalidEvent, "event \(field) must be a JSON object")
+        }
+        guard String(data: bytes, encoding: .utf8) != nil else {
+            throw EventStoreError(.invalidEvent, "event \(field) must be UTF-8")
+        }
     }
 
     static func prepare(stream: String, _ events: [NewEvent]) throws(EventStoreError) -> [PreparedEvent] {

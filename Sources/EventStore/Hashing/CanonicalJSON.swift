@@ -2,9 +2,8 @@ import Foundation
 
 /// Rewrites JSON into one canonical byte form: object keys sorted, no insignificant white space.
 ///
-/// PostgreSQL's `jsonb` does not keep the bytes it was given (it reorders keys and drops spaces), so the
-/// hash chain is computed over this form instead; canonicalising what the database returns gives the same
-/// bytes back. Raw payloads that must survive byte for byte are stored as JSON strings inside `data`.
+/// Read models are `jsonb` in PostgreSQL, which does not keep the bytes it was given (it reorders keys
+/// and drops spaces), so `replay --check` compares documents in this form.
 public enum CanonicalJSON {
     /// Returns the canonical bytes of a JSON object, or throws `invalid_event` if `data` is not one.
     public static func canonicalize(_ data: Data, field: String = "data") throws(EventStoreError) -> Data {

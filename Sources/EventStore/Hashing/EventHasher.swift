@@ -3,8 +3,9 @@ import Foundation
 
 /// Computes the tamper-evident hash chain: `hash = SHA-256(previous hash ‖ canonical bytes of the event)`.
 ///
-/// The canonical bytes are a length-prefixed encoding of every stored field, so no two different events
-/// share them. The first event of a stream chains from 32 zero bytes.
+/// The canonical bytes are a length-prefixed encoding of every stored field (data and metadata as the
+/// exact bytes stored), so no two different events share them. The first event of a stream chains
+/// from 32 zero bytes.
 public enum EventHasher {
     /// The hash a stream's first event chains from.
     public static let genesis = Data(repeating: 0, count: 32)
@@ -18,13 +19,13 @@ public enum EventHasher {
         public var schemaVersion: Int
         public var recordedAtMicros: Int64
         public var dedupeKey: String?
-        public var canonicalData: Data
-        public var canonicalMetadata: Data
+        public var data: Data
+        public var metadata: Data
 
         /// Creates the hashed fields of one event.
         public init(
             eventID: UUID, streamID: String, streamVersion: Int64, type: String, schemaVersion: Int,
-            recordedAtMicros: Int64, dedupeKey: String?, canonicalData: Data, canonicalMetadata: Data
+            recordedAtMicros: Int64, dedupeKey: String?, data: Data, metadata: Data
         ) {
             self.eventID = eventID
             self.streamID = streamID
@@ -33,8 +34,8 @@ public enum EventHasher {
             self.schemaVersion = schemaVersion
             self.recordedAtMicros = recordedAtMicros
             self.dedupeKey = dedupeKey
-            self.canonicalData = canonicalData
-            self.canonicalMetadata = canonicalMetadata
+            self.data = data
+            self.metadata = metadata
         }
     }
 
@@ -46,8 +47,7 @@ public enum EventHasher {
         return Data(hasher.finalize())
     }
 
-    /// Recomputes the hash of a stored event; the data must be re-canonicalised as the database may
-    /// return it in another byte form.
+    /// Recomputes the hash of a stored event from its stored bytes.
     public static func hash(previous: Data, _ event: RecordedEvent) throws(EventStoreError) -> Data {
         hash(previous: previous, try fields(of: event))
     }
@@ -62,8 +62,8 @@ public enum EventHasher {
             schemaVersion: event.schemaVersion,
             recordedAtMicros: Timestamp.micros(event.recordedAt),
             dedupeKey: event.dedupeKey,
-            canonicalData: try CanonicalJSON.canonicalize(event.data),
-            canonicalMetadata: try CanonicalJSON.canonicalize(event.metadata, field: "metadata")
+            data: event.data,
+            metadata: event.metadata
         )
     }
 
@@ -83,8 +83,8 @@ public enum EventHasher {
         append(String(fields.recordedAtMicros))
         // A missing key and an empty key must hash differently.
         append(fields.dedupeKey.map { "1" + $0 } ?? "0")
-        append(fields.canonicalData)
-        append(fields.canonicalMetadata)
+        append(fields.data)
+        append(fields.metadata)
         return bytes
     }
 }

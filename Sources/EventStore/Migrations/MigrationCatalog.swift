@@ -5,7 +5,7 @@ import Foundation
 /// The files live in the target's resources (`Sources/EventStore/Resources/Migrations`, which the
 /// repository's top-level `Migrations/` links to), so the files operators read are the ones applied.
 public enum MigrationCatalog {
-    /// The migrations for a dialect, ordered by number.
+    /// The migrations for a dialect, ordered by number (numbers may differ between dialects).
     public static func migrations(for dialect: StorageDialect) throws -> [Migration] {
         guard let root = Bundle.module.url(forResource: "Migrations", withExtension: nil) else {
             throw EventStoreError(.databaseError, "the Migrations folder is missing from the EventStore resources")

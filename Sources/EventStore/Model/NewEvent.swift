@@ -2,8 +2,8 @@ import Foundation
 
 /// An event about to be appended: what happened, as the caller decoded it, not yet positioned.
 ///
-/// `data` and `metadata` are the bytes of JSON objects. The store keeps them in a canonical form
-/// (sorted keys, no insignificant white space) so the hash chain can be recomputed from what is stored.
+/// `data` and `metadata` are the bytes of JSON objects. The store keeps them byte for byte, and the
+/// hash chain covers exactly those bytes.
 public struct NewEvent: Sendable, Hashable {
     /// Globally unique id of this event; callers may set it to make retries recognisable.
     public var eventID: UUID

@@ -14,9 +14,9 @@ public struct RecordedEvent: Sendable, Hashable {
     public var type: String
     /// Version of the `data` schema for this `type`.
     public var schemaVersion: Int
-    /// The event body in canonical JSON.
+    /// The event body: the JSON bytes as appended.
     public var data: Data
-    /// The event metadata in canonical JSON.
+    /// The event metadata: the JSON bytes as appended.
     public var metadata: Data
     /// When the store recorded the event (microsecond precision).
     public var recordedAt: Date

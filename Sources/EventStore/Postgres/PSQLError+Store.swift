@@ -21,6 +21,12 @@ extension PSQLError {
         if sqlState == "23505", serverInfo?[.constraintName] == "events_event_id_key" {
             return EventStoreError(.invalidEvent, "an event with this event id is already stored; give each event a new id or a dedupe key")
         }
+        if sqlState == "23514" {
+            return EventStoreError(.invalidEvent, "event data and metadata must be JSON objects (\(serverInfo?[.constraintName] ?? "check"))")
+        }
+        if sqlState == "22P02" || sqlState == "22P05" {
+            return EventStoreError(.invalidEvent, "event data or metadata is not valid JSON: \(serverInfo?[.message] ?? "")")
+        }
         if isRetryableWriteRace {
             return EventStoreError(.writeRace, "a concurrent write won: \(serverInfo?[.message] ?? "conflict")")
         }

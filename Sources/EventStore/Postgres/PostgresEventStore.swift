@@ -11,6 +11,10 @@ import PostgresNIO
 public final class PostgresEventStore: EventStore {
     public let dialect = StorageDialect.postgres
     public let changes = ChangeSignal()
+    /// Raised by this process's appends; `announceAppends` turns bursts of them into one NOTIFY.
+    private let localAppends = ChangeSignal()
+    /// Stream heads this process wrote or read last, so most appends are one round trip.
+    private let heads = StreamHeadCache()
 
     let client: PostgresClient
     let logger: Logger
@@ -57,6 +61,7 @@ public final class PostgresEventStore: EventStore {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.client.run() }
             group.addTask { await self.listen() }
+            group.addTask { await self.announceAppends() }
         }
     }
 
@@ -80,6 +85,24 @@ public final class PostgresEventStore: EventStore {
                 logger.debug("LISTEN connection lost; readers fall back to polling", metadata: ["error": "\(error)"])
             }
             try? await Task.sleep(for: pollInterval)
+        }
+    }
+
+    /// Tells other processes that events were appended: one payload-less NOTIFY per burst of local
+    /// appends, at most every 20 ms, rather than one per append transaction, which would serialise
+    /// commits on PostgreSQL's notification queue lock. Readers poll as well, so a lost hint only delays.
+    private func announceAppends() async {
+        var seen = localAppends.generation
+        while !Task.isCancelled {
+            await localAppends.wait(after: seen, timeout: .seconds(3600))
+            if Task.isCancelled { return }
+            seen = localAppends.generation
+            do {
+                _ = try await client.query(PostgresQuery(unsafeSQL: PostgresSQL.announce), logger: logger)
+            } catch {
+                logger.debug("could not NOTIFY other processes; their readers fall back to polling", metadata: ["error": "\(error)"])
+            }
+            try? await Task.sleep(for: .milliseconds(20))
         }
     }
 
@@ -128,16 +151,19 @@ public final class PostgresEventStore: EventStore {
         let prepared = try PreparedEvent.prepare(stream: stream, events)
         let recordedAt = Timestamp.micros(Timestamp.truncated(now()))
         let keys = prepared.compactMap(\.event.dedupeKey)
-        // Races (a concurrent duplicate, another writer moving the head) end the attempt without writing
-        // anything; the next attempt sees the winner's row and decides again.
+        // The first attempt is optimistic: it takes the stream head from the cache (an unknown stream
+        // expected not to exist needs no read) and leaves duplicates to the unique index. Races (a
+        // concurrent duplicate, another writer moving the head, a stale cache) end an attempt without
+        // writing anything; the next attempt reads everything and decides again.
         for attempt in 1... {
+            let optimistic = attempt == 1
             do {
                 let outcome: AttemptOutcome
                 if let inline {
                     outcome = try await client.withTransaction(logger: logger) { connection in
                         let outcome = try await self.attemptAppend(
                             connection, stream: stream, prepared: prepared, keys: keys,
-                            expected: expectedVersion, recordedAt: recordedAt
+                            expected: expectedVersion, recordedAt: recordedAt, optimistic: optimistic
                         )
                         if case .done(let result) = outcome {
                             try await inline(result, PostgresProjectionTransaction(connection: connection, logger: self.logger))
@@ -151,18 +177,22 @@ public final class PostgresEventStore: EventStore {
                     outcome = try await client.withConnection { connection in
                         try await self.attemptAppend(
                             connection, stream: stream, prepared: prepared, keys: keys,
-                            expected: expectedVersion, recordedAt: recordedAt
+                            expected: expectedVersion, recordedAt: recordedAt, optimistic: optimistic
                         )
                     }
                 }
                 switch outcome {
                 case .done(let result):
-                    if !result.isDuplicate { changes.notify() }
+                    if !result.isDuplicate {
+                        changes.notify()
+                        localAppends.notify()
+                    }
                     return result
                 case .retry:
-                    break
+                    heads.forget(stream)
                 }
             } catch {
+                heads.forget(stream)
                 switch Self.unwrap(error) {
                 case is RetryAppend:
                     break
@@ -193,18 +223,23 @@ public final class PostgresEventStore: EventStore {
         prepared: [PreparedEvent],
         keys: [String],
         expected: ExpectedVersion,
-        recordedAt: Int64
+        recordedAt: Int64,
+        optimistic: Bool
     ) async throws -> AttemptOutcome {
-        var binds = PostgresBindings()
-        binds.append(stream)
         var head = StreamHead.empty
-        for try await (version, hash) in try await connection.query(
-            PostgresQuery(unsafeSQL: PostgresSQL.streamHead, binds: binds), logger: logger
-        ).decode((Int64, ByteBuffer).self) {
-            head = StreamHead(version: version, hash: Data(buffer: hash))
+        if optimistic, let cached = heads.head(of: stream) {
+            head = cached
+        } else if !(optimistic && expected == .noStream) {
+            var binds = PostgresBindings()
+            binds.append(stream)
+            for try await (version, hash) in try await connection.query(
+                PostgresQuery(unsafeSQL: PostgresSQL.streamHead, binds: binds), logger: logger
+            ).decode((Int64, ByteBuffer).self) {
+                head = StreamHead(version: version, hash: Data(buffer: hash))
+            }
         }
         var duplicates: [String: AppendedEvent] = [:]
-        if !keys.isEmpty {
+        if !keys.isEmpty && !optimistic {
             var binds = PostgresBindings()
             binds.append(keys)
             for try await (key, id, position, streamID, version) in try await connection.query(
@@ -213,10 +248,17 @@ public final class PostgresEventStore: EventStore {
                 duplicates[key] = AppendedEvent(eventID: id, position: position, streamID: streamID, streamVersion: version, isDuplicate: true)
             }
         }
-        let plan = try AppendPlan(
-            stream: stream, events: prepared, expected: expected, head: head,
-            duplicates: duplicates, recordedAtMicros: recordedAt
-        )
+        let planned = Result { () throws(EventStoreError) -> AppendPlan in
+            try AppendPlan(
+                stream: stream, events: prepared, expected: expected, head: head,
+                duplicates: duplicates, recordedAtMicros: recordedAt
+            )
+        }
+        if optimistic, case .failure(let error) = planned, error.code == .versionConflict {
+            // A cached head may be stale: only a fresh read may answer a conflict.
+            return .retry
+        }
+        let plan = try planned.get()
         guard !plan.rows.isEmpty else { return .done(plan.result(positions: [])) }
 
         var insert = PostgresBindings()
@@ -241,6 +283,7 @@ public final class PostgresEventStore: EventStore {
         }
         // No rows: the compare-and-set on the head lost to another writer.
         guard positionsByVersion.count == plan.rows.count else { return .retry }
+        heads.remember(plan.newHead, for: stream)
         let positions = plan.rows.map { positionsByVersion[$0.streamVersion] ?? 0 }
         return .done(plan.result(positions: positions))
     }

@@ -3,7 +3,7 @@ enum PostgresSQL {
     /// The columns of an event row, in the order `PostgresEventStore.decodeEvent` reads them.
     static let eventColumns = """
         position, tx_id::text AS tx_text, event_id, stream_id, stream_version, type, schema_version, \
-        data::text, metadata::text, (extract(epoch FROM recorded_at) * 1000000)::int8, dedupe_key, hash
+        data, metadata, (extract(epoch FROM recorded_at) * 1000000)::int8, dedupe_key, hash
         """
 
     static let streamHead = "SELECT version, head_hash FROM streams WHERE stream_id = $1"
@@ -24,7 +24,7 @@ enum PostgresSQL {
         )
         INSERT INTO events (event_id, stream_id, stream_version, type, schema_version, data, metadata,
                             recorded_at, dedupe_key, hash)
-        SELECT e.event_id, $1, e.stream_version, e.type, e.schema_version, e.data::jsonb, e.metadata::jsonb,
+        SELECT e.event_id, $1, e.stream_version, e.type, e.schema_version, e.data, e.metadata,
                'epoch'::timestamptz + e.recorded_at * interval '1 microsecond', NULLIF(e.dedupe_key, ''), e.hash
         FROM unnest($5::uuid[], $6::int8[], $7::text[], $8::int4[], $9::text[], $10::text[], $11::int8[],
                     $12::text[], $13::bytea[])
@@ -123,4 +123,7 @@ enum PostgresSQL {
         """
 
     static let listenChannel = "subledger_events"
+
+    /// The wake-up hint other processes LISTEN for.
+    static let announce = "SELECT pg_notify('subledger_events', '')"
 }

@@ -363,6 +363,12 @@ public final class SQLiteEventStore: EventStore {
         do {
             return try await body()
         } catch let error as SQLiteError {
+            if error.message.contains("CHECK constraint failed") || error.message.contains("malformed JSON") {
+                throw EventStoreError(.invalidEvent, "event data and metadata must be JSON objects")
+            }
+            if error.message.contains("UNIQUE constraint failed: events.event_id") {
+                throw EventStoreError(.invalidEvent, "an event with this event id is already stored; give each event a new id or a dedupe key")
+            }
             switch error.reason {
             case .busy, .locked, .busyTimeout, .ioError, .full, .cantOpen, .readOnly:
                 throw EventStoreError(.storageUnavailable, "SQLite is unavailable: \(error.message)")

@@ -20,7 +20,7 @@ struct EventStoreUnitTests {
     @Test func hashChainsDependOnEveryField() {
         let base = EventHasher.Fields(
             eventID: UUID(), streamID: "s", streamVersion: 1, type: "t", schemaVersion: 1,
-            recordedAtMicros: 1, dedupeKey: nil, canonicalData: Data("{}".utf8), canonicalMetadata: Data("{}".utf8)
+            recordedAtMicros: 1, dedupeKey: nil, data: Data("{}".utf8), metadata: Data("{}".utf8)
         )
         let reference = EventHasher.hash(previous: EventHasher.genesis, base)
         var variants: [EventHasher.Fields] = []
@@ -30,8 +30,8 @@ struct EventStoreUnitTests {
         changed = base; changed.schemaVersion = 2; variants.append(changed)
         changed = base; changed.recordedAtMicros = 2; variants.append(changed)
         changed = base; changed.dedupeKey = ""; variants.append(changed)
-        changed = base; changed.canonicalData = Data(#"{"a":1}"#.utf8); variants.append(changed)
-        changed = base; changed.canonicalMetadata = Data(#"{"a":1}"#.utf8); variants.append(changed)
+        changed = base; changed.data = Data(#"{"a":1}"#.utf8); variants.append(changed)
+        changed = base; changed.metadata = Data(#"{"a":1}"#.utf8); variants.append(changed)
         for variant in variants {
             #expect(EventHasher.hash(previous: EventHasher.genesis, variant) != reference)
         }
@@ -170,7 +170,7 @@ struct MigrationScriptTests {
         let postgres = try MigrationCatalog.migrations(for: .postgres)[0]
         let sqlite = try MigrationCatalog.migrations(for: .sqlite)[0]
         // Tables, index, functions and triggers as written in 0001_events.sql.
-        #expect(SQLScriptSplitter.statements(in: postgres.sql).count == 10)
+        #expect(SQLScriptSplitter.statements(in: postgres.sql).count == 8)
         #expect(SQLScriptSplitter.statements(in: sqlite.sql).count == 6)
     }
 }

@@ -14,8 +14,8 @@ CREATE TABLE events (
     stream_version  INTEGER NOT NULL CHECK (stream_version >= 1),
     type            TEXT    NOT NULL,
     schema_version  INTEGER NOT NULL,
-    data            TEXT    NOT NULL CHECK (json_valid(data)),
-    metadata        TEXT    NOT NULL CHECK (json_valid(metadata)),
+    data            TEXT    NOT NULL CHECK (json_valid(data) AND json_type(data) = 'object'),
+    metadata        TEXT    NOT NULL CHECK (json_valid(metadata) AND json_type(metadata) = 'object'),
     recorded_at     INTEGER NOT NULL,                    -- microseconds since 1970
     dedupe_key      TEXT    UNIQUE,
     hash            BLOB    NOT NULL,
