@@ -54,19 +54,19 @@ public struct LedgerReplayer: Sendable {
         let store = self.store
         let pageSize = self.pageSize
         var count = 0
-        // Three stages overlap: the next page is read while this one is decoded (in parallel slices,
-        // JSON decoding is most of the cost) and then folded in log order.
-        var pending: Task<EventPage, any Error>? = Task { try await store.readAll(after: .start, limit: pageSize) }
-        while let reading = pending {
-            let page = try await reading.value
-            if page.events.isEmpty { break }
+        // Reading the next page overlaps with decoding this one (in parallel slices: JSON decoding is
+        // most of the cost) and folding it in log order.
+        var page = try await store.readAll(after: .start, limit: pageSize)
+        while !page.events.isEmpty {
             let next = page.next
-            pending = Task { try await store.readAll(after: next, limit: pageSize) }
-            for event in try await Self.decode(page.events) {
+            let events = page.events
+            async let nextPage = store.readAll(after: next, limit: pageSize)
+            for event in try await Self.decode(events) {
                 try await projector.apply(event, to: documents)
             }
-            count += page.events.count
+            count += events.count
             progress?(Progress(events: count, totalEvents: max(total, count)))
+            page = try await nextPage
         }
         return (try documents.documents(), count)
     }
