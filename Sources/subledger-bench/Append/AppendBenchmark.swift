@@ -25,18 +25,14 @@ struct AppendBenchmark: AsyncParsableCommand {
     var payloadBytes = 2048
 
     func run() async throws {
-        guard let text = databaseURL ?? ProcessInfo.processInfo.environment["SUBLEDGER_TEST_POSTGRES_URL"] else {
-            throw ValidationError("pass --database-url postgres://... (scripts/bench starts a throwaway server)")
-        }
-        var logger = Logger(label: "subledger.bench")
-        logger.logLevel = .warning
-        let url = try DatabaseURL(text)
-        switch url {
-        case .postgres(var settings):
-            settings.poolSize = max(tasks, 2) + 1
-            let schema = "bench_\(Int(Date().timeIntervalSince1970))"
-            try await BenchSchema.create(schema, settings: settings, logger: logger)
-            settings.searchPath = schema
+        let logger = BenchSchema.quietLogger
+        if let databaseURL, case .sqlite(let path) = try DatabaseURL(databaseURL) {
+            let store = try await SQLiteEventStore.open(path: path, logger: logger)
+            try await store.migrate()
+            try await measure(store, label: "sqlite \(path)")
+            try await store.shutdown()
+        } else {
+            let (settings, schema) = try await BenchSchema.fresh(url: databaseURL, prefix: "bench", poolSize: max(tasks, 2) + 1, logger: logger)
             let store = PostgresEventStore(settings: settings, logger: logger)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await store.run() }
@@ -44,11 +40,6 @@ struct AppendBenchmark: AsyncParsableCommand {
                 try await store.migrate()
                 try await measure(store, label: "postgres (schema \(schema))")
             }
-        case .sqlite(let path):
-            let store = try await SQLiteEventStore.open(path: path, logger: logger)
-            try await store.migrate()
-            try await measure(store, label: "sqlite \(path)")
-            try await store.shutdown()
         }
     }
 

@@ -1,9 +1,32 @@
+import ArgumentParser
 import EventStore
+import Foundation
 import Logging
 import PostgresNIO
 
-/// Creates a fresh PostgreSQL schema so each benchmark run starts from empty tables.
+/// The PostgreSQL database a benchmark runs in: a fresh schema per run, so each starts from empty tables.
 enum BenchSchema {
+    /// Settings for a new schema named `<prefix>_<time>` on the server `url` names
+    /// (default `$SUBLEDGER_TEST_POSTGRES_URL`, which scripts/bench sets).
+    static func fresh(url: String?, prefix: String, poolSize: Int, logger: Logger) async throws -> (PostgresSettings, String) {
+        guard let text = url ?? ProcessInfo.processInfo.environment["SUBLEDGER_TEST_POSTGRES_URL"],
+              case .postgres(var settings) = try DatabaseURL(text) else {
+            throw ValidationError("pass --database-url postgres://... (scripts/bench starts a throwaway server)")
+        }
+        let schema = "\(prefix)_\(Int(Date().timeIntervalSince1970))"
+        try await create(schema, settings: settings, logger: logger)
+        settings.searchPath = schema
+        settings.poolSize = poolSize
+        return (settings, schema)
+    }
+
+    /// A logger that only reports errors, so benchmark output stays readable.
+    static var quietLogger: Logger {
+        var logger = Logger(label: "subledger.bench")
+        logger.logLevel = .error
+        return logger
+    }
+
     static func create(_ schema: String, settings: PostgresSettings, logger: Logger) async throws {
         let client = PostgresClient(
             configuration: .init(host: settings.host, port: settings.port, username: settings.username,
@@ -13,7 +36,7 @@ enum BenchSchema {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
             defer { group.cancelAll() }
-            _ = try await client.withConnection { try await $0.simpleQuery("CREATE SCHEMA \(schema)").get() }
+            _ = try await client.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA \(schema)"), logger: logger)
         }
     }
 }

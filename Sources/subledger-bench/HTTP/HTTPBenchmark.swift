@@ -35,16 +35,8 @@ struct HTTPBenchmark: AsyncParsableCommand {
     var readSeconds = 10
 
     func run() async throws {
-        guard let text = databaseURL ?? ProcessInfo.processInfo.environment["SUBLEDGER_TEST_POSTGRES_URL"],
-              case .postgres(var settings) = try DatabaseURL(text) else {
-            throw ValidationError("pass --database-url postgres://... (scripts/bench starts a throwaway server)")
-        }
-        var logger = Logger(label: "subledger.bench")
-        logger.logLevel = .error
-        let schema = "http_\(Int(Date().timeIntervalSince1970))"
-        try await BenchSchema.create(schema, settings: settings, logger: logger)
-        settings.searchPath = schema
-        settings.poolSize = 40
+        let logger = BenchSchema.quietLogger
+        let (settings, _) = try await BenchSchema.fresh(url: databaseURL, prefix: "http", poolSize: 40, logger: logger)
         let store = PostgresEventStore(settings: settings, logger: logger)
         let pki = try TestPKI(caCurve: .p384)
         let bundleId = "com.example.app"

@@ -25,16 +25,8 @@ struct ReplayBenchmark: AsyncParsableCommand {
     var rawBytes = 1024
 
     func run() async throws {
-        guard let text = databaseURL ?? ProcessInfo.processInfo.environment["SUBLEDGER_TEST_POSTGRES_URL"],
-              case .postgres(var settings) = try DatabaseURL(text) else {
-            throw ValidationError("pass --database-url postgres://... (scripts/bench starts a throwaway server)")
-        }
-        var logger = Logger(label: "subledger.bench")
-        logger.logLevel = .warning
-        let schema = "replay_\(Int(Date().timeIntervalSince1970))"
-        try await BenchSchema.create(schema, settings: settings, logger: logger)
-        settings.searchPath = schema
-        settings.poolSize = 10
+        let logger = BenchSchema.quietLogger
+        let (settings, schema) = try await BenchSchema.fresh(url: databaseURL, prefix: "replay", poolSize: 10, logger: logger)
         let store = PostgresEventStore(settings: settings, logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await store.run() }
