@@ -20,7 +20,7 @@ public struct Migration: Sendable, Hashable {
         self.version = version
         self.name = name
         self.sql = sql
-        self.checksum = SHA256.hash(data: Data(sql.utf8)).map { String(format: "%02x", $0) }.joined()
+        self.checksum = Hex.string(SHA256.hash(data: Data(sql.utf8)))
     }
 }
 

@@ -237,7 +237,7 @@ public final class SubscriptionLedger: Sendable {
     }
 
     static func sha256(_ data: Data) -> String {
-        SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        Hex.string(SHA256.hash(data: data))
     }
 
     /// Compares secrets without an early exit, so response time does not reveal how much matched.

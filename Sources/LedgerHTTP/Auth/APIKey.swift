@@ -1,4 +1,5 @@
 import Crypto
+import EventStore
 import Foundation
 
 /// A configured API key: its name, its scopes and the SHA-256 of its secret (the secret itself is never
@@ -18,6 +19,6 @@ public struct APIKey: Sendable, Hashable {
 
     /// Lowercase hex SHA-256 of a secret, as `subledger keys hash` prints it.
     public static func hash(secret: String) -> String {
-        SHA256.hash(data: Data(secret.utf8)).map { String(format: "%02x", $0) }.joined()
+        Hex.string(SHA256.hash(data: Data(secret.utf8)))
     }
 }

@@ -27,7 +27,7 @@ struct EventBody: Encodable, Sendable {
         schema_version = event.schemaVersion
         recorded_at = APIDate.string(event.recordedAt)
         dedupe_key = event.dedupeKey
-        hash = event.hash.map { String(format: "%02x", $0) }.joined()
+        hash = Hex.string(event.hash)
         data = JSONFragment(event.data)
         metadata = JSONFragment(event.metadata)
     }

@@ -174,3 +174,11 @@ struct MigrationScriptTests {
         #expect(SQLScriptSplitter.statements(in: sqlite.sql).count == 6)
     }
 }
+
+@Suite("Hex")
+struct HexTests {
+    @Test func hexTextIsLowercaseWithTwoDigitsPerByte() {
+        #expect(Hex.string([0x00, 0x0f, 0xa5, 0xff]) == "000fa5ff")
+        #expect(Hex.string([]) == "")
+    }
+}
