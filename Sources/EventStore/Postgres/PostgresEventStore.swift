@@ -151,8 +151,9 @@ public final class PostgresEventStore: EventStore {
         let prepared = try PreparedEvent.prepare(stream: stream, events)
         let recordedAt = Timestamp.micros(Timestamp.truncated(now()))
         let keys = prepared.compactMap(\.event.dedupeKey)
-        // The first attempt is optimistic: it takes the stream head from the cache (an unknown stream
-        // expected not to exist needs no read) and leaves duplicates to the unique index. Races (a
+        // The first attempt is optimistic: it takes the stream head from the cache (a stream this
+        // process has not seen is guessed empty, the common case for a new subscription) and leaves
+        // duplicates to the unique index. Races (a
         // concurrent duplicate, another writer moving the head, a stale cache) end an attempt without
         // writing anything; the next attempt reads everything and decides again.
         for attempt in 1... {
@@ -212,6 +213,12 @@ public final class PostgresEventStore: EventStore {
 
     private struct RetryAppend: Error {}
 
+    /// Whether an expectation implies the stream already has events, so guessing "empty" is pointless.
+    private static func expectsExisting(_ expected: ExpectedVersion) -> Bool {
+        if case .exact(let version) = expected { return version > 0 }
+        return false
+    }
+
     private enum AttemptOutcome: Sendable {
         case done(AppendResult)
         case retry
@@ -229,7 +236,7 @@ public final class PostgresEventStore: EventStore {
         var head = StreamHead.empty
         if optimistic, let cached = heads.head(of: stream) {
             head = cached
-        } else if !(optimistic && expected == .noStream) {
+        } else if !optimistic || Self.expectsExisting(expected) {
             var binds = PostgresBindings()
             binds.append(stream)
             for try await (version, hash) in try await connection.query(
