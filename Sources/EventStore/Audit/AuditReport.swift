@@ -43,8 +43,6 @@ public struct ChainBreak: Sendable, Hashable, CustomStringConvertible {
         case hashMismatch = "hash_mismatch"
         /// Versions skip or repeat: a row was removed or inserted out of band.
         case versionGap = "version_gap"
-        /// The stored data is no longer a JSON object.
-        case unreadableData = "unreadable_data"
         /// The stream's head (version or hash) does not match its last event.
         case headMismatch = "head_mismatch"
     }

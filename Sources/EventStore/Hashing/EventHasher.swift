@@ -48,12 +48,12 @@ public enum EventHasher {
     }
 
     /// Recomputes the hash of a stored event from its stored bytes.
-    public static func hash(previous: Data, _ event: RecordedEvent) throws(EventStoreError) -> Data {
-        hash(previous: previous, try fields(of: event))
+    public static func hash(previous: Data, _ event: RecordedEvent) -> Data {
+        hash(previous: previous, fields(of: event))
     }
 
     /// The hashed fields of a stored event.
-    public static func fields(of event: RecordedEvent) throws(EventStoreError) -> Fields {
+    public static func fields(of event: RecordedEvent) -> Fields {
         Fields(
             eventID: event.eventID,
             streamID: event.streamID,

@@ -19,7 +19,7 @@ public final class PostgresEventStore: EventStore {
     let client: PostgresClient
     let logger: Logger
     private let now: @Sendable () -> Date
-    private let pollInterval: Duration
+    private let listenRetryInterval: Duration
 
     /// Creates a store for the given settings; nothing connects until `run()` starts.
     ///
@@ -54,7 +54,7 @@ public final class PostgresEventStore: EventStore {
         self.client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.logger = logger
         self.now = now
-        self.pollInterval = listenRetryInterval
+        self.listenRetryInterval = listenRetryInterval
     }
 
     public func run() async throws {
@@ -84,7 +84,7 @@ public final class PostgresEventStore: EventStore {
                 if Task.isCancelled { return }
                 logger.debug("LISTEN connection lost; readers fall back to polling", metadata: ["error": "\(error)"])
             }
-            try? await Task.sleep(for: pollInterval)
+            try? await Task.sleep(for: listenRetryInterval)
         }
     }
 

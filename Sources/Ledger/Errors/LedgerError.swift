@@ -27,8 +27,6 @@ public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let unknownApp = Code("unknown_app")
         /// Under the `keep` policy another user already owns the chain.
         public static let linkConflict = Code("link_conflict")
-        /// The chain or user does not exist.
-        public static let notFound = Code("not_found")
         /// verifyReceipt answered with a status that means the receipt is bad.
         public static let invalidReceipt = Code("invalid_receipt")
         /// No receipt validator is configured.

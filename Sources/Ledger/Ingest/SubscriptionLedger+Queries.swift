@@ -7,11 +7,16 @@ extension SubscriptionLedger {
         try await LedgerMetrics.database("read_entitlements") { try await readEntitlements(userId: userId, at: at) }
     }
 
+    /// The user's read model, or an empty one for a user the ledger has never seen.
+    private func userDocument(_ userId: String) async throws -> UserDocument {
+        try await store.document(model: ReadModel.userEntitlements, key: userId)
+            .map { try JSONDecoder().decode(UserDocument.self, from: $0) }
+            ?? UserDocument(state: UserState(userId: userId), position: 0)
+    }
+
     private func readEntitlements(userId: String, at: Date) async throws -> UserEntitlements {
         let decoder = JSONDecoder()
-        let user = try await store.document(model: ReadModel.userEntitlements, key: userId)
-            .map { try decoder.decode(UserDocument.self, from: $0) }
-            ?? UserDocument(state: UserState(userId: userId), position: 0)
+        let user = try await userDocument(userId)
         var chains: [ChainState] = []
         var position = user.position
         for chain in user.state.chains.keys.sorted() {
@@ -74,8 +79,7 @@ extension SubscriptionLedger {
     /// The events about a user: their own stream and their chains' streams, in log order after `after`.
     public func userEvents(userId: String, after: EventCursor?, limit: Int) async throws -> EventPage {
         var events = try await store.readStream(LedgerEventType.userStream(userId))
-        let user = try await entitlements(userId: userId, at: clock.now())
-        for chain in user.subscriptions.map(\.originalTransactionId) {
+        for chain in try await userDocument(userId).state.chains.keys.sorted() {
             events += try await store.readStream(LedgerEventType.chainStream(chain))
         }
         events.sort { $0.position < $1.position }

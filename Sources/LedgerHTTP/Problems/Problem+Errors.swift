@@ -27,7 +27,6 @@ extension Problem {
             let status: HTTPResponse.Status = switch error.code {
             case .invalidPassword: .unauthorized
             case .linkConflict: .conflict
-            case .notFound: .notFound
             case .receiptValidationUnavailable: .serviceUnavailable
             default: .badRequest
             }

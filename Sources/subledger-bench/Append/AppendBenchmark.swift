@@ -12,8 +12,7 @@ struct AppendBenchmark: AsyncParsableCommand {
         abstract: "Measure single-event appends/s from concurrent tasks against PostgreSQL or SQLite."
     )
 
-    @Option(help: "Database URL (default: $SUBLEDGER_TEST_POSTGRES_URL). A fresh schema is used for PostgreSQL.")
-    var databaseURL: String?
+    @OptionGroup var database: BenchDatabaseOptions
 
     @Option(help: "Concurrent appending tasks.")
     var tasks = 16
@@ -26,13 +25,13 @@ struct AppendBenchmark: AsyncParsableCommand {
 
     func run() async throws {
         let logger = BenchSchema.quietLogger
-        if let databaseURL, case .sqlite(let path) = try DatabaseURL(databaseURL) {
+        if let url = database.url, case .sqlite(let path) = try DatabaseURL(url) {
             let store = try await SQLiteEventStore.open(path: path, logger: logger)
             try await store.migrate()
             try await measure(store, label: "sqlite \(path)")
             try await store.shutdown()
         } else {
-            let (settings, schema) = try await BenchSchema.fresh(url: databaseURL, prefix: "bench", poolSize: max(tasks, 2) + 1, logger: logger)
+            let (settings, schema) = try await BenchSchema.fresh(url: database.url, prefix: "bench", poolSize: max(tasks, 2) + 1, logger: logger)
             let store = PostgresEventStore(settings: settings, logger: logger)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await store.run() }

@@ -19,8 +19,7 @@ struct HTTPBenchmark: AsyncParsableCommand {
         abstract: "Measure V2 ingest/s (32 connections) and entitlement reads/s with p50/p99 (64 connections) over loopback."
     )
 
-    @Option(help: "Database URL (default: $SUBLEDGER_TEST_POSTGRES_URL). A fresh schema is used.")
-    var databaseURL: String?
+    @OptionGroup var database: BenchDatabaseOptions
 
     @Option(help: "Distinct V2 notifications to ingest.")
     var notifications = 20_000
@@ -36,7 +35,7 @@ struct HTTPBenchmark: AsyncParsableCommand {
 
     func run() async throws {
         let logger = BenchSchema.quietLogger
-        let (settings, _) = try await BenchSchema.fresh(url: databaseURL, prefix: "http", poolSize: 40, logger: logger)
+        let (settings, _) = try await BenchSchema.fresh(url: database.url, prefix: "http", poolSize: 40, logger: logger)
         let store = PostgresEventStore(settings: settings, logger: logger)
         let pki = try TestPKI(caCurve: .p384)
         let bundleId = "com.example.app"

@@ -12,8 +12,7 @@ struct ReplayBenchmark: AsyncParsableCommand {
         abstract: "Measure replay throughput: fold N generated events from PostgreSQL into fresh read models."
     )
 
-    @Option(help: "Database URL (default: $SUBLEDGER_TEST_POSTGRES_URL). A fresh schema is used.")
-    var databaseURL: String?
+    @OptionGroup var database: BenchDatabaseOptions
 
     @Option(help: "How many events to generate and fold.")
     var events = 1_000_000
@@ -26,7 +25,7 @@ struct ReplayBenchmark: AsyncParsableCommand {
 
     func run() async throws {
         let logger = BenchSchema.quietLogger
-        let (settings, schema) = try await BenchSchema.fresh(url: databaseURL, prefix: "replay", poolSize: 10, logger: logger)
+        let (settings, schema) = try await BenchSchema.fresh(url: database.url, prefix: "replay", poolSize: 10, logger: logger)
         let store = PostgresEventStore(settings: settings, logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await store.run() }
