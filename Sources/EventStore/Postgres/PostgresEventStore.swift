@@ -19,7 +19,8 @@ public final class PostgresEventStore: EventStore {
     let client: PostgresClient
     let logger: Logger
     private let now: @Sendable () -> Date
-    private let listenRetryInterval: Duration
+    /// LISTENs for other processes' appends and NOTIFYs them of ours, on a connection outside the pool.
+    private let relay: PostgresChangeRelay
 
     /// Creates a store for the given settings; nothing connects until `run()` starts.
     ///
@@ -54,57 +55,23 @@ public final class PostgresEventStore: EventStore {
         self.client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.logger = logger
         self.now = now
-        self.listenRetryInterval = listenRetryInterval
+        self.relay = PostgresChangeRelay(
+            settings: settings,
+            changes: changes,
+            localAppends: localAppends,
+            retryInterval: listenRetryInterval,
+            logger: logger
+        )
     }
 
     public func run() async throws {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.client.run() }
-            group.addTask { await self.listen() }
-            group.addTask { await self.announceAppends() }
+            group.addTask { await self.relay.run() }
         }
     }
 
     public func shutdown() async throws {}
-
-    /// Keeps one connection LISTENing for the append trigger's NOTIFY until cancelled.
-    private func listen() async {
-        while !Task.isCancelled {
-            do {
-                try await client.withConnection { connection in
-                    try await connection.listen(on: PostgresSQL.listenChannel) { notifications in
-                        // Something may have been appended while we were not listening.
-                        self.changes.notify()
-                        for try await _ in notifications {
-                            self.changes.notify()
-                        }
-                    }
-                }
-            } catch {
-                if Task.isCancelled { return }
-                logger.debug("LISTEN connection lost; readers fall back to polling", metadata: ["error": "\(error)"])
-            }
-            try? await Task.sleep(for: listenRetryInterval)
-        }
-    }
-
-    /// Tells other processes that events were appended: one payload-less NOTIFY per burst of local
-    /// appends, at most every 20 ms, rather than one per append transaction, which would serialise
-    /// commits on PostgreSQL's notification queue lock. Readers poll as well, so a lost hint only delays.
-    private func announceAppends() async {
-        var seen = localAppends.generation
-        while !Task.isCancelled {
-            await localAppends.wait(after: seen, timeout: .seconds(3600))
-            if Task.isCancelled { return }
-            seen = localAppends.generation
-            do {
-                _ = try await client.query(PostgresQuery(unsafeSQL: PostgresSQL.announce), logger: logger)
-            } catch {
-                logger.debug("could not NOTIFY other processes; their readers fall back to polling", metadata: ["error": "\(error)"])
-            }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-    }
 
     // MARK: Migrations
 

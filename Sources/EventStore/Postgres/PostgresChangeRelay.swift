@@ -1,0 +1,95 @@
+import Logging
+import NIOSSL
+import PostgresNIO
+
+/// Carries append hints between processes over one connection of its own: it LISTENs for other
+/// processes' appends and raises `changes`, and sends one payload-less NOTIFY per burst of local appends.
+///
+/// The connection is deliberately not leased from the store's pool. When the store stops, the pool and
+/// this relay are cancelled together; a query started on a pooled connection that the pool is closing at
+/// that moment never completes (postgres-nio writes it to a channel that is already gone), which hung
+/// shutdown. This relay closes its connection itself, only after its last query has answered.
+struct PostgresChangeRelay: Sendable {
+    let settings: PostgresSettings
+    /// Raised when another process (or this one) NOTIFYs.
+    let changes: ChangeSignal
+    /// Raised by this process's appends.
+    let localAppends: ChangeSignal
+    let retryInterval: Duration
+    let logger: Logger
+
+    /// Relays until cancelled, reconnecting after `retryInterval` when the connection is lost.
+    func run() async {
+        while !Task.isCancelled {
+            do {
+                let connection = try await PostgresConnection.connect(configuration: try connectionConfiguration(), id: 0, logger: logger)
+                do {
+                    try await relay(on: connection)
+                } catch {
+                    try? await connection.close()
+                    throw error
+                }
+                try? await connection.close()
+            } catch {
+                if Task.isCancelled { return }
+                logger.debug("change relay connection lost; readers fall back to polling", metadata: ["error": "\(error)"])
+            }
+            try? await Task.sleep(for: retryInterval)
+        }
+    }
+
+    /// The same server, credentials, TLS mode and search path as the store's pool.
+    private func connectionConfiguration() throws -> PostgresConnection.Configuration {
+        let tls: PostgresConnection.Configuration.TLS
+        switch settings.tls {
+        case .disable: tls = .disable
+        case .prefer: tls = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        case .require: tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        }
+        var configuration = PostgresConnection.Configuration(
+            host: settings.host,
+            port: settings.port,
+            username: settings.username,
+            password: settings.password,
+            database: settings.database,
+            tls: tls
+        )
+        if let searchPath = settings.searchPath {
+            configuration.options.additionalStartupParameters = [("search_path", searchPath)]
+        }
+        return configuration
+    }
+
+    /// Listens and announces on `connection` until cancelled or the connection fails.
+    private func relay(on connection: PostgresConnection) async throws {
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask {
+                try await connection.listen(on: PostgresSQL.listenChannel) { notifications in
+                    // Something may have been appended while nobody was listening.
+                    changes.notify()
+                    for try await _ in notifications {
+                        changes.notify()
+                    }
+                }
+                // The sequence ends only when the task is cancelled; stop announcing too.
+                throw CancellationError()
+            }
+            group.addTask {
+                try await announce(on: connection)
+            }
+        }
+    }
+
+    /// One NOTIFY per burst of local appends, at most every 20 ms, rather than one per append
+    /// transaction, which would serialise commits on PostgreSQL's notification queue lock.
+    private func announce(on connection: PostgresConnection) async throws {
+        var seen = localAppends.generation
+        while !Task.isCancelled {
+            await localAppends.wait(after: seen, timeout: .seconds(3600))
+            if Task.isCancelled || connection.isClosed { return }
+            seen = localAppends.generation
+            _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.announce), logger: logger)
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}
