@@ -33,6 +33,9 @@ struct HTTPBenchmark: AsyncParsableCommand {
     @Option(help: "Seconds to measure reads.")
     var readSeconds = 10
 
+    @Option(help: "After measuring, keep serving this many seconds so an outside load generator (wrk) can read too.")
+    var holdSeconds = 0
+
     func run() async throws {
         let logger = BenchSchema.quietLogger
         let (settings, _) = try await BenchSchema.fresh(url: database.url, prefix: "http", poolSize: 40, logger: logger)
@@ -137,6 +140,11 @@ struct HTTPBenchmark: AsyncParsableCommand {
                          latencies.count, readConnections, readSecondsElapsed, Double(latencies.count) / readSecondsElapsed,
                          percentile(0.5), percentile(0.99)))
             try await client.shutdown()
+            if holdSeconds > 0 {
+                print("serving on port \(port) for \(holdSeconds)s: users user-0 to user-\(bodies.count - 1), bearer \(secret)")
+                fflush(nil)
+                try await Task.sleep(for: .seconds(holdSeconds))
+            }
             group.cancelAll()
         }
     }
