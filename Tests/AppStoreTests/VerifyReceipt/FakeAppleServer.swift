@@ -93,7 +93,9 @@ final class FakeAppleServer: Sendable {
                 maximumAttempts: 3,
                 initialBackoff: .milliseconds(1),
                 maximumBackoff: .milliseconds(5),
-                requestTimeout: .milliseconds(500)
+                // Generous: a loaded CI machine answered a fast reply after more than 500 ms, the
+                // client retried, and a test counting requests saw two. Timeout tests set their own.
+                requestTimeout: .seconds(10)
             )
             let result = try await body(configuration)
             group.cancelAll()

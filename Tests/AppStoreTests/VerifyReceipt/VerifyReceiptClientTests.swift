@@ -58,13 +58,13 @@ import Testing
     }
 
     @Test func timeoutIsRetriedThenReportedAsAppleUnavailable() async throws {
-        let slow = FakeAppleServer.Reply(body: Self.valid, delay: .seconds(2))
+        let slow = FakeAppleServer.Reply(body: Self.valid, delay: .seconds(4))
         let server = FakeAppleServer(production: [slow])
         let started = ContinuousClock.now
         let code = await errorCode {
             _ = try await server.run { configuration in
                 var configuration = configuration
-                configuration.requestTimeout = .milliseconds(200)
+                configuration.requestTimeout = .seconds(1)
                 configuration.maximumAttempts = 2
                 return try await VerifyReceiptClient(configuration: configuration).verifyReceipt("r", excludeOldTransactions: false)
             }
@@ -74,10 +74,11 @@ import Testing
     }
 
     @Test func timeoutThenSuccessRecovers() async throws {
-        let server = FakeAppleServer(production: [FakeAppleServer.Reply(body: Self.valid, delay: .seconds(2)), .json(Self.valid)])
+        // The timeout leaves the fast reply a full second even on a loaded machine.
+        let server = FakeAppleServer(production: [FakeAppleServer.Reply(body: Self.valid, delay: .seconds(4)), .json(Self.valid)])
         let response = try await server.run { configuration in
             var configuration = configuration
-            configuration.requestTimeout = .milliseconds(200)
+            configuration.requestTimeout = .seconds(1)
             return try await VerifyReceiptClient(configuration: configuration).verifyReceipt("r", excludeOldTransactions: false)
         }
         #expect(response.status == 0)
