@@ -33,7 +33,7 @@ public struct ProjectableEvent: Sendable {
         switch event.type {
         case LedgerEventType.notificationV2, LedgerEventType.notificationV1,
              LedgerEventType.transaction, LedgerEventType.receiptValidated:
-            body = .fact(try decoder.decode(AppleFact.self, from: event.data))
+            body = .fact(try AppleFact.decode(from: event.data, decoder: decoder))
         case LedgerEventType.userLinked, LedgerEventType.userUnlinked:
             body = .link(try decoder.decode(UserLink.self, from: event.data))
         case LedgerEventType.entitlementGranted:

@@ -1,0 +1,153 @@
+import Foundation
+
+extension AppleFact {
+    /// Decodes a stored fact, by the fast scanner when the text has the shape `JSONEncoder` writes and
+    /// by `JSONDecoder` otherwise, so both paths give the same value or the same error.
+    static func decode(from data: Data, decoder: JSONDecoder) throws -> AppleFact {
+        if let fact = scanned(from: data) { return fact }
+        return try decoder.decode(AppleFact.self, from: data)
+    }
+
+    /// The fact read by `JSONScanner`, or nil if the text is not in the expected shape.
+    static func scanned(from data: Data) -> AppleFact? {
+        data.withUnsafeBytes { bytes -> AppleFact? in
+            var scanner = JSONScanner(bytes)
+            return try? scanner.readAppleFact()
+        }
+    }
+}
+
+extension JSONScanner {
+    fileprivate mutating func readAppleFact() throws(Unexpected) -> AppleFact {
+        var raw: String?
+        var notificationType: String?
+        var subtype: String?
+        var notificationUUID: String?
+        var bundleId: String?
+        var userId: String?
+        var transactions: [TransactionObservation]?
+        var renewals: [RenewalObservation]?
+        try readObject { scanner, key throws(Unexpected) in
+            switch key {
+            case "raw": raw = try scanner.readString()
+            case "notificationType": notificationType = try scanner.readOptionalString()
+            case "subtype": subtype = try scanner.readOptionalString()
+            case "notificationUUID": notificationUUID = try scanner.readOptionalString()
+            case "bundleId": bundleId = try scanner.readOptionalString()
+            case "userId": userId = try scanner.readOptionalString()
+            case "transactions":
+                var list: [TransactionObservation] = []
+                try scanner.readArray { scanner throws(Unexpected) in list.append(try scanner.readTransaction()) }
+                transactions = list
+            case "renewals":
+                var list: [RenewalObservation] = []
+                try scanner.readArray { scanner throws(Unexpected) in list.append(try scanner.readRenewal()) }
+                renewals = list
+            default: try scanner.skipValue()
+            }
+        }
+        try finish()
+        guard let raw, let transactions, let renewals else { throw Unexpected() }
+        return AppleFact(
+            raw: raw, notificationType: notificationType, subtype: subtype, notificationUUID: notificationUUID,
+            bundleId: bundleId, userId: userId, transactions: transactions, renewals: renewals
+        )
+    }
+
+    private mutating func readTransaction() throws(Unexpected) -> TransactionObservation {
+        var transactionId: String?
+        var originalTransactionId: String?
+        var productId: String?
+        var bundleId: String?
+        var type: String?
+        var purchaseDate: Int64?
+        var expiresDate: Int64?
+        var revocationDate: Int64?
+        var revocationReason: Int?
+        var revocationType: String?
+        var isUpgraded: Bool?
+        var ownership: String?
+        var environment: String?
+        var appAccountToken: String?
+        var offerType: Int?
+        var assertedAt: Int64?
+        try readObject { scanner, key throws(Unexpected) in
+            switch key {
+            case "transactionId": transactionId = try scanner.readString()
+            case "originalTransactionId": originalTransactionId = try scanner.readString()
+            case "productId": productId = try scanner.readString()
+            case "bundleId": bundleId = try scanner.readOptionalString()
+            case "type": type = try scanner.readString()
+            case "purchaseDate": purchaseDate = try scanner.readInt64()
+            case "expiresDate": expiresDate = try scanner.readOptionalInt64()
+            case "revocationDate": revocationDate = try scanner.readOptionalInt64()
+            case "revocationReason": revocationReason = try scanner.readOptionalInt64().map(Int.init)
+            case "revocationType": revocationType = try scanner.readOptionalString()
+            case "isUpgraded": isUpgraded = try scanner.readBool()
+            case "ownership": ownership = try scanner.readString()
+            case "environment": environment = try scanner.readString()
+            case "appAccountToken": appAccountToken = try scanner.readOptionalString()
+            case "offerType": offerType = try scanner.readOptionalInt64().map(Int.init)
+            case "assertedAt": assertedAt = try scanner.readInt64()
+            default: try scanner.skipValue()
+            }
+        }
+        guard let transactionId, let originalTransactionId, let productId, let type, let purchaseDate,
+              let isUpgraded, let ownership, let environment, let assertedAt else { throw Unexpected() }
+        return TransactionObservation(
+            transactionId: transactionId, originalTransactionId: originalTransactionId, productId: productId,
+            bundleId: bundleId, type: type, purchaseDate: purchaseDate, expiresDate: expiresDate,
+            revocationDate: revocationDate, revocationReason: revocationReason, revocationType: revocationType,
+            isUpgraded: isUpgraded, ownership: ownership, environment: environment,
+            appAccountToken: appAccountToken, offerType: offerType, assertedAt: assertedAt
+        )
+    }
+
+    private mutating func readRenewal() throws(Unexpected) -> RenewalObservation {
+        var originalTransactionId: String?
+        var autoRenewStatus: Bool?
+        var autoRenewProductId: String?
+        var productId: String?
+        var isInBillingRetryPeriod: Bool?
+        var gracePeriodExpiresDate: Int64?
+        var expirationIntent: Int?
+        var priceIncreaseStatus: Int?
+        var environment: String?
+        var assertedAt: Int64?
+        try readObject { scanner, key throws(Unexpected) in
+            switch key {
+            case "originalTransactionId": originalTransactionId = try scanner.readString()
+            case "autoRenewStatus": autoRenewStatus = try scanner.readOptionalBool()
+            case "autoRenewProductId": autoRenewProductId = try scanner.readOptionalString()
+            case "productId": productId = try scanner.readOptionalString()
+            case "isInBillingRetryPeriod": isInBillingRetryPeriod = try scanner.readOptionalBool()
+            case "gracePeriodExpiresDate": gracePeriodExpiresDate = try scanner.readOptionalInt64()
+            case "expirationIntent": expirationIntent = try scanner.readOptionalInt64().map(Int.init)
+            case "priceIncreaseStatus": priceIncreaseStatus = try scanner.readOptionalInt64().map(Int.init)
+            case "environment": environment = try scanner.readOptionalString()
+            case "assertedAt": assertedAt = try scanner.readInt64()
+            default: try scanner.skipValue()
+            }
+        }
+        guard let originalTransactionId, let assertedAt else { throw Unexpected() }
+        return RenewalObservation(
+            originalTransactionId: originalTransactionId, autoRenewStatus: autoRenewStatus,
+            autoRenewProductId: autoRenewProductId, productId: productId,
+            isInBillingRetryPeriod: isInBillingRetryPeriod, gracePeriodExpiresDate: gracePeriodExpiresDate,
+            expirationIntent: expirationIntent, priceIncreaseStatus: priceIncreaseStatus,
+            environment: environment, assertedAt: assertedAt
+        )
+    }
+
+    private mutating func readOptionalString() throws(Unexpected) -> String? {
+        try readNull() ? nil : try readString()
+    }
+
+    private mutating func readOptionalInt64() throws(Unexpected) -> Int64? {
+        try readNull() ? nil : try readInt64()
+    }
+
+    private mutating func readOptionalBool() throws(Unexpected) -> Bool? {
+        try readNull() ? nil : try readBool()
+    }
+}

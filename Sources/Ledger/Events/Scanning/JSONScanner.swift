@@ -1,0 +1,256 @@
+/// A forward-only reader of JSON text for the few event bodies decoded millions of times in a replay.
+///
+/// Foundation's `JSONDecoder` spent more than half of a replay's CPU on `AppleFact`. This scanner reads
+/// the same text with no intermediate tree and no `Codable` boxes. It is strict and small: whatever it
+/// does not expect (a fraction where an integer belongs, a missing required key) throws
+/// `JSONScanner.Unexpected`, and callers then decode with `JSONDecoder`, which stays the reference.
+struct JSONScanner {
+    /// The text is not in the shape the fast path reads; decode it with `JSONDecoder` instead.
+    struct Unexpected: Error {}
+
+    private let bytes: UnsafeRawBufferPointer
+    private var index = 0
+
+    init(_ bytes: UnsafeRawBufferPointer) {
+        self.bytes = bytes
+    }
+
+    // MARK: Structure
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            default: return
+            }
+        }
+    }
+
+    private mutating func peek() throws(Unexpected) -> UInt8 {
+        skipWhitespace()
+        guard index < bytes.count else { throw Unexpected() }
+        return bytes[index]
+    }
+
+    private mutating func expect(_ byte: UInt8) throws(Unexpected) {
+        guard try peek() == byte else { throw Unexpected() }
+        index += 1
+    }
+
+    /// Calls `field` with each key of an object; `field` must read or skip the value.
+    mutating func readObject(_ field: (inout JSONScanner, String) throws(Unexpected) -> Void) throws(Unexpected) {
+        try expect(UInt8(ascii: "{"))
+        if try peek() == UInt8(ascii: "}") {
+            index += 1
+            return
+        }
+        while true {
+            let key = try readString()
+            try expect(UInt8(ascii: ":"))
+            try field(&self, key)
+            switch try peek() {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "}"): index += 1; return
+            default: throw Unexpected()
+            }
+        }
+    }
+
+    /// Calls `element` for each element of an array; `element` must read the value.
+    mutating func readArray(_ element: (inout JSONScanner) throws(Unexpected) -> Void) throws(Unexpected) {
+        try expect(UInt8(ascii: "["))
+        if try peek() == UInt8(ascii: "]") {
+            index += 1
+            return
+        }
+        while true {
+            try element(&self)
+            switch try peek() {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "]"): index += 1; return
+            default: throw Unexpected()
+            }
+        }
+    }
+
+    /// Requires that nothing but white space follows the value just read.
+    mutating func finish() throws(Unexpected) {
+        skipWhitespace()
+        guard index == bytes.count else { throw Unexpected() }
+    }
+
+    /// True, and consumed, if the next value is `null`.
+    mutating func readNull() throws(Unexpected) -> Bool {
+        guard try peek() == UInt8(ascii: "n") else { return false }
+        try literal("null")
+        return true
+    }
+
+    private mutating func literal(_ text: StaticString) throws(Unexpected) {
+        let count = text.utf8CodeUnitCount
+        guard index + count <= bytes.count else { throw Unexpected() }
+        for offset in 0..<count where bytes[index + offset] != text.utf8Start[offset] {
+            throw Unexpected()
+        }
+        index += count
+    }
+
+    // MARK: Values
+
+    mutating func readBool() throws(Unexpected) -> Bool {
+        switch try peek() {
+        case UInt8(ascii: "t"): try literal("true"); return true
+        case UInt8(ascii: "f"): try literal("false"); return false
+        default: throw Unexpected()
+        }
+    }
+
+    /// An integer without fraction or exponent, as `JSONEncoder` writes `Int` and `Int64`.
+    mutating func readInt64() throws(Unexpected) -> Int64 {
+        _ = try peek()
+        var negative = false
+        if bytes[index] == UInt8(ascii: "-") {
+            negative = true
+            index += 1
+        }
+        let start = index
+        var magnitude: UInt64 = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { break }
+            let (times, overflowA) = magnitude.multipliedReportingOverflow(by: 10)
+            let (sum, overflowB) = times.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
+            guard !overflowA, !overflowB else { throw Unexpected() }
+            magnitude = sum
+            index += 1
+        }
+        let digits = index - start
+        guard digits > 0, digits == 1 || bytes[start] != UInt8(ascii: "0") else { throw Unexpected() }
+        if index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"): throw Unexpected()
+            default: break
+            }
+        }
+        if negative {
+            guard magnitude <= UInt64(Int64.max) + 1 else { throw Unexpected() }
+            return magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude)
+        }
+        guard magnitude <= UInt64(Int64.max) else { throw Unexpected() }
+        return Int64(magnitude)
+    }
+
+    mutating func readInt() throws(Unexpected) -> Int {
+        Int(try readInt64())
+    }
+
+    /// A string; escapes are decoded, and text that is not valid UTF-8 is refused.
+    mutating func readString() throws(Unexpected) -> String {
+        try expect(UInt8(ascii: "\""))
+        let start = index
+        // The common case: no escapes, so the bytes are the string.
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                let text = String(validating: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                index += 1
+                guard let text else { throw Unexpected() }
+                return text
+            }
+            if byte == UInt8(ascii: "\\") { break }
+            guard byte >= 0x20 else { throw Unexpected() }
+            index += 1
+        }
+        var buffer = Array(UnsafeRawBufferPointer(rebasing: bytes[start..<index]))
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                guard let text = String(validating: buffer, as: UTF8.self) else { throw Unexpected() }
+                return text
+            case UInt8(ascii: "\\"):
+                try readEscape(into: &buffer)
+            default:
+                guard byte >= 0x20 else { throw Unexpected() }
+                buffer.append(byte)
+            }
+        }
+        throw Unexpected()
+    }
+
+    private mutating func readEscape(into buffer: inout [UInt8]) throws(Unexpected) {
+        guard index < bytes.count else { throw Unexpected() }
+        let escape = bytes[index]
+        index += 1
+        switch escape {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): buffer.append(escape)
+        case UInt8(ascii: "b"): buffer.append(0x08)
+        case UInt8(ascii: "f"): buffer.append(0x0C)
+        case UInt8(ascii: "n"): buffer.append(0x0A)
+        case UInt8(ascii: "r"): buffer.append(0x0D)
+        case UInt8(ascii: "t"): buffer.append(0x09)
+        case UInt8(ascii: "u"):
+            var scalar = UInt32(try readHex4())
+            if (0xD800...0xDBFF).contains(scalar) {
+                // A high surrogate must be followed by an escaped low one.
+                guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                    throw Unexpected()
+                }
+                index += 2
+                let low = UInt32(try readHex4())
+                guard (0xDC00...0xDFFF).contains(low) else { throw Unexpected() }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            }
+            guard let unicode = Unicode.Scalar(scalar) else { throw Unexpected() }
+            buffer.append(contentsOf: String(Character(unicode)).utf8)
+        default:
+            throw Unexpected()
+        }
+    }
+
+    private mutating func readHex4() throws(Unexpected) -> UInt16 {
+        guard index + 4 <= bytes.count else { throw Unexpected() }
+        var value: UInt16 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw Unexpected()
+            }
+            value = value << 4 | UInt16(digit)
+            index += 1
+        }
+        return value
+    }
+
+    /// Skips one value of any kind (for keys the fast path does not know).
+    mutating func skipValue() throws(Unexpected) {
+        switch try peek() {
+        case UInt8(ascii: "{"): try readObject { scanner, _ throws(Unexpected) in try scanner.skipValue() }
+        case UInt8(ascii: "["): try readArray { scanner throws(Unexpected) in try scanner.skipValue() }
+        case UInt8(ascii: "\""): _ = try readString()
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): _ = try readBool()
+        case UInt8(ascii: "n"): _ = try readNull()
+        default: try skipNumber()
+        }
+    }
+
+    private mutating func skipNumber() throws(Unexpected) {
+        let start = index
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"),
+                 UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"):
+                index += 1
+            default:
+                guard index > start else { throw Unexpected() }
+                return
+            }
+        }
+        guard index > start else { throw Unexpected() }
+    }
+}
