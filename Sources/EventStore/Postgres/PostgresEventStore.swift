@@ -307,7 +307,7 @@ public final class PostgresEventStore: EventStore {
     /// Reads the columns listed in `PostgresSQL.eventColumns`.
     static func decodeEvent(_ row: PostgresRow) throws -> RecordedEvent {
         let (position, transaction, eventID, streamID, version, type, schema, data, metadata, micros, key, hash) =
-            try row.decode((Int64, String, UUID, String, Int64, String, Int32, String, String, Int64, String?, ByteBuffer).self)
+            try row.decode((Int64, String, UUID, String, Int64, String, Int32, ByteBuffer, ByteBuffer, Int64, String?, ByteBuffer).self)
         return RecordedEvent(
             cursor: EventCursor(transaction: UInt64(transaction) ?? 0, position: position),
             eventID: eventID,
@@ -315,8 +315,9 @@ public final class PostgresEventStore: EventStore {
             streamVersion: version,
             type: type,
             schemaVersion: Int(schema),
-            data: Data(data.utf8),
-            metadata: Data(metadata.utf8),
+            // The text columns' bytes as stored, without a detour through String.
+            data: Data(buffer: data),
+            metadata: Data(buffer: metadata),
             recordedAt: Timestamp.date(micros: micros),
             dedupeKey: key,
             hash: Data(buffer: hash)

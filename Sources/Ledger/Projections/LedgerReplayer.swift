@@ -54,21 +54,30 @@ public struct LedgerReplayer: Sendable {
         let store = self.store
         let pageSize = self.pageSize
         var count = 0
-        // Reading the next page overlaps with decoding this one (in parallel slices: JSON decoding is
-        // most of the cost) and folding it in log order.
-        var page = try await store.readAll(after: .start, limit: pageSize)
-        while !page.events.isEmpty {
-            let next = page.next
-            let events = page.events
-            async let nextPage = store.readAll(after: next, limit: pageSize)
-            for event in try await Self.decode(events) {
+        // The next page is read and decoded (in parallel slices: decoding is much of the cost) while
+        // this one is folded, in log order.
+        var current = try await Self.readAndDecode(store, after: .start, limit: pageSize)
+        while !current.events.isEmpty {
+            let next = current.next
+            async let upcoming = Self.readAndDecode(store, after: next, limit: pageSize)
+            for event in current.events {
                 try await projector.apply(event, to: documents)
             }
-            count += events.count
+            count += current.events.count
             progress?(Progress(events: count, totalEvents: max(total, count)))
-            page = try await nextPage
+            current = try await upcoming
         }
         return (try documents.documents(), count)
+    }
+
+    /// One page of the log, decoded.
+    private static func readAndDecode(
+        _ store: any EventStore,
+        after cursor: EventCursor,
+        limit: Int
+    ) async throws -> (events: [ProjectableEvent], next: EventCursor) {
+        let page = try await store.readAll(after: cursor, limit: limit)
+        return (try await decode(page.events), page.next)
     }
 
     /// Decodes events in parallel slices, keeping their order.

@@ -148,17 +148,21 @@ struct JSONScanner {
     mutating func readString() throws(Unexpected) -> String {
         try expect(UInt8(ascii: "\""))
         let start = index
-        // The common case: no escapes, so the bytes are the string.
+        // The common case: no escapes, so the bytes are the string; ASCII needs no UTF-8 validation
+        // (a JWS is all ASCII, and it is most of an event's bytes).
+        var ascii = true
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                let text = String(validating: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
                 index += 1
-                guard let text else { throw Unexpected() }
+                if ascii { return String(decoding: slice, as: UTF8.self) }
+                guard let text = String(validating: slice, as: UTF8.self) else { throw Unexpected() }
                 return text
             }
             if byte == UInt8(ascii: "\\") { break }
             guard byte >= 0x20 else { throw Unexpected() }
+            ascii = ascii && byte < 0x80
             index += 1
         }
         var buffer = Array(UnsafeRawBufferPointer(rebasing: bytes[start..<index]))
