@@ -234,6 +234,9 @@ public final class PostgresEventStore: EventStore {
         }
         let plan = try planned.get()
         guard !plan.rows.isEmpty else { return .done(plan.result(positions: [])) }
+        if plan.rows.count == 1 {
+            return try await appendOne(connection, stream: stream, plan: plan)
+        }
 
         var insert = PostgresBindings()
         insert.append(stream)
@@ -260,6 +263,21 @@ public final class PostgresEventStore: EventStore {
         heads.remember(plan.newHead, for: stream)
         let positions = plan.rows.map { positionsByVersion[$0.streamVersion] ?? 0 }
         return .done(plan.result(positions: positions))
+    }
+
+    /// One event, through the prepared statement (the common case: every webhook and submission).
+    private func appendOne(_ connection: PostgresConnection, stream: String, plan: AppendPlan) async throws -> AttemptOutcome {
+        let statement = AppendOneEventStatement(
+            stream: stream, newHead: plan.newHead, expectedHeadVersion: plan.head.version, row: plan.rows[0]
+        )
+        var inserted: AppendOneEventStatement.Row?
+        for try await row in try await connection.execute(statement, logger: logger) {
+            inserted = row
+        }
+        // No row: the compare-and-set on the head lost to another writer.
+        guard let inserted else { return .retry }
+        heads.remember(plan.newHead, for: stream)
+        return .done(plan.result(positions: [inserted.position]))
     }
 
     // MARK: Reads

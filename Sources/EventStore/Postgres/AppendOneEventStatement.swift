@@ -1,0 +1,62 @@
+import Foundation
+import NIOCore
+import PostgresNIO
+
+/// The append of one event (every webhook and client submission) as a prepared statement: the server
+/// parses and plans it once per connection instead of on every append, which was much of
+/// PostgreSQL's work per append. Same compare-and-set on the stream head as `PostgresSQL.appendEvents`.
+struct AppendOneEventStatement: PostgresPreparedStatement {
+    typealias Row = (position: Int64, streamVersion: Int64)
+
+    static let name = "subledger_append_one_event_v1"
+
+    static let sql = """
+        WITH head AS (
+            INSERT INTO streams AS s (stream_id, version, head_hash) VALUES ($1, $2, $3)
+            ON CONFLICT (stream_id) DO UPDATE SET version = EXCLUDED.version, head_hash = EXCLUDED.head_hash
+            WHERE s.version = $4
+            RETURNING 1
+        )
+        INSERT INTO events (event_id, stream_id, stream_version, type, schema_version, data, metadata,
+                            recorded_at, dedupe_key, hash)
+        SELECT $5, $1, $6, $7, $8, $9, $10, 'epoch'::timestamptz + $11 * interval '1 microsecond', $12, $13
+        WHERE EXISTS (SELECT 1 FROM head)
+        RETURNING position, stream_version
+        """
+
+    static let bindingDataTypes: [PostgresDataType] = [
+        .text, .int8, .bytea, .int8, .uuid, .int8, .text, .int4, .text, .text, .int8, .text, .bytea,
+    ]
+
+    let stream: String
+    let newHead: StreamHead
+    let expectedHeadVersion: Int64
+    let row: AppendPlan.Row
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 13)
+        bindings.append(stream)
+        bindings.append(newHead.version)
+        bindings.append(ByteBuffer(data: newHead.hash))
+        bindings.append(expectedHeadVersion)
+        bindings.append(row.eventID)
+        bindings.append(row.streamVersion)
+        bindings.append(row.type)
+        bindings.append(Int32(row.schemaVersion))
+        bindings.append(String(decoding: row.data, as: UTF8.self))
+        bindings.append(String(decoding: row.metadata, as: UTF8.self))
+        bindings.append(row.recordedAtMicros)
+        if let key = row.dedupeKey {
+            bindings.append(key)
+        } else {
+            bindings.appendNull()
+        }
+        bindings.append(ByteBuffer(data: row.hash))
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {
+        let (position, version) = try row.decode((Int64, Int64).self)
+        return (position, version)
+    }
+}
