@@ -8,29 +8,18 @@ struct PostgresProjectionTransaction: ProjectionTransaction {
     let logger: Logger
 
     func document(model: String, key: String) async throws -> Data? {
-        var binds = PostgresBindings()
-        binds.append(model)
-        binds.append(key)
-        for try await text in try await connection.query(
-            PostgresQuery(unsafeSQL: PostgresSQL.document, binds: binds), logger: logger
-        ).decode(String.self) {
-            return Data(text.utf8)
+        for try await data in try await connection.execute(ReadDocumentStatement(model: model, key: key), logger: logger) {
+            return data
         }
         return nil
     }
 
     func putDocument(model: String, key: String, data: Data) async throws {
-        var binds = PostgresBindings()
-        binds.append(model)
-        binds.append(key)
-        binds.append(String(decoding: data, as: UTF8.self))
-        _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.putDocument, binds: binds), logger: logger)
+        for try await _ in try await connection.execute(PutDocumentStatement(model: model, key: key, data: data), logger: logger) {}
     }
 
     func lock(model: String, key: String) async throws {
-        var binds = PostgresBindings()
-        binds.append("\(model)/\(key)")
-        _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.lockDocument, binds: binds), logger: logger)
+        for try await _ in try await connection.execute(LockDocumentStatement(model: model, key: key), logger: logger) {}
     }
 
     func deleteDocument(model: String, key: String) async throws {
