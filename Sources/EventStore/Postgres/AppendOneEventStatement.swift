@@ -10,19 +10,7 @@ struct AppendOneEventStatement: PostgresPreparedStatement {
 
     static let name = "subledger_append_one_event_v1"
 
-    static let sql = """
-        WITH head AS (
-            INSERT INTO streams AS s (stream_id, version, head_hash) VALUES ($1, $2, $3)
-            ON CONFLICT (stream_id) DO UPDATE SET version = EXCLUDED.version, head_hash = EXCLUDED.head_hash
-            WHERE s.version = $4
-            RETURNING 1
-        )
-        INSERT INTO events (event_id, stream_id, stream_version, type, schema_version, data, metadata,
-                            recorded_at, dedupe_key, hash)
-        SELECT $5, $1, $6, $7, $8, $9, $10, 'epoch'::timestamptz + $11 * interval '1 microsecond', $12, $13
-        WHERE EXISTS (SELECT 1 FROM head)
-        RETURNING position, stream_version
-        """
+    static let sql = PostgresSQL.appendOneEvent
 
     static let bindingDataTypes: [PostgresDataType] = [
         .text, .int8, .bytea, .int8, .uuid, .int8, .text, .int4, .text, .text, .int8, .text, .bytea,

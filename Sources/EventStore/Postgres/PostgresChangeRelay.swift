@@ -71,7 +71,8 @@ struct PostgresChangeRelay: Sendable {
                         changes.notify()
                     }
                 }
-                // The sequence ends only when the task is cancelled; stop announcing too.
+                // The notifications ended (cancelled, or the connection closed): end the announcer
+                // too, so the relay stops or reconnects.
                 throw CancellationError()
             }
             group.addTask {

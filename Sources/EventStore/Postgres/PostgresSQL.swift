@@ -33,6 +33,21 @@ enum PostgresSQL {
         RETURNING position, stream_version
         """
 
+    /// `appendEvents` for exactly one event, with scalar parameters, run as a prepared statement.
+    static let appendOneEvent = """
+        WITH head AS (
+            INSERT INTO streams AS s (stream_id, version, head_hash) VALUES ($1, $2, $3)
+            ON CONFLICT (stream_id) DO UPDATE SET version = EXCLUDED.version, head_hash = EXCLUDED.head_hash
+            WHERE s.version = $4
+            RETURNING 1
+        )
+        INSERT INTO events (event_id, stream_id, stream_version, type, schema_version, data, metadata,
+                            recorded_at, dedupe_key, hash)
+        SELECT $5, $1, $6, $7, $8, $9, $10, 'epoch'::timestamptz + $11 * interval '1 microsecond', $12, $13
+        WHERE EXISTS (SELECT 1 FROM head)
+        RETURNING position, stream_version
+        """
+
     static let readStream = """
         SELECT \(eventColumns) FROM events
         WHERE stream_id = $1 AND stream_version >= $2

@@ -140,10 +140,6 @@ struct JSONScanner {
         return Int64(magnitude)
     }
 
-    mutating func readInt() throws(Unexpected) -> Int {
-        Int(try readInt64())
-    }
-
     /// A string; escapes are decoded, and text that is not valid UTF-8 is refused.
     mutating func readString() throws(Unexpected) -> String {
         try expect(UInt8(ascii: "\""))
