@@ -13,9 +13,9 @@ enum PostgresSQL {
         FROM events WHERE dedupe_key = ANY($1::text[])
         """
 
-    /// Moves the stream head by compare-and-set and inserts the events only if the head moved, in one
-    /// statement: with autocommit an append is a single round trip after the head read.
-    static let appendEvents = """
+    /// The part both appends share: move the head of stream $1 to version $2 and hash $3 only if it is
+    /// still at version $4, then insert into `events` (rows only if the head moved).
+    private static let headCompareAndSetThenInsert = """
         WITH head AS (
             INSERT INTO streams AS s (stream_id, version, head_hash) VALUES ($1, $2, $3)
             ON CONFLICT (stream_id) DO UPDATE SET version = EXCLUDED.version, head_hash = EXCLUDED.head_hash
@@ -24,6 +24,12 @@ enum PostgresSQL {
         )
         INSERT INTO events (event_id, stream_id, stream_version, type, schema_version, data, metadata,
                             recorded_at, dedupe_key, hash)
+
+        """
+
+    /// Moves the stream head by compare-and-set and inserts the events only if the head moved, in one
+    /// statement: with autocommit an append is a single round trip after the head read.
+    static let appendEvents = headCompareAndSetThenInsert + """
         SELECT e.event_id, $1, e.stream_version, e.type, e.schema_version, e.data, e.metadata,
                'epoch'::timestamptz + e.recorded_at * interval '1 microsecond', NULLIF(e.dedupe_key, ''), e.hash
         FROM unnest($5::uuid[], $6::int8[], $7::text[], $8::int4[], $9::text[], $10::text[], $11::int8[],
@@ -34,15 +40,7 @@ enum PostgresSQL {
         """
 
     /// `appendEvents` for exactly one event, with scalar parameters, run as a prepared statement.
-    static let appendOneEvent = """
-        WITH head AS (
-            INSERT INTO streams AS s (stream_id, version, head_hash) VALUES ($1, $2, $3)
-            ON CONFLICT (stream_id) DO UPDATE SET version = EXCLUDED.version, head_hash = EXCLUDED.head_hash
-            WHERE s.version = $4
-            RETURNING 1
-        )
-        INSERT INTO events (event_id, stream_id, stream_version, type, schema_version, data, metadata,
-                            recorded_at, dedupe_key, hash)
+    static let appendOneEvent = headCompareAndSetThenInsert + """
         SELECT $5, $1, $6, $7, $8, $9, $10, 'epoch'::timestamptz + $11 * interval '1 microsecond', $12, $13
         WHERE EXISTS (SELECT 1 FROM head)
         RETURNING position, stream_version
