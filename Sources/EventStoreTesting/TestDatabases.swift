@@ -111,7 +111,7 @@ public func withPostgresSchema(
     _ body: @Sendable (PostgresSettings, String, PostgresClient) async throws -> Void
 ) async throws {
     var settings = try PostgresSettings(url: url)
-    let schema = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+    let schema = "t_" + UUID().lowercaseString.replacingOccurrences(of: "-", with: "")
     let raw = PostgresClient(
         configuration: .init(host: settings.host, port: settings.port, username: settings.username,
                              password: settings.password, database: settings.database, tls: .disable),

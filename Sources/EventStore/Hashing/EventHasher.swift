@@ -75,7 +75,7 @@ public enum EventHasher {
             bytes.append(field)
         }
         func append(_ text: String) { append(Data(text.utf8)) }
-        append(fields.eventID.uuidString.lowercased())
+        append(fields.eventID.lowercaseString)
         append(fields.streamID)
         append(String(fields.streamVersion))
         append(fields.type)

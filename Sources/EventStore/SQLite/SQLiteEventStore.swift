@@ -143,7 +143,7 @@ public final class SQLiteEventStore: EventStore {
             var positions: [Int64] = []
             for row in plan.rows {
                 let inserted = try await writer.query(SQLiteSQL.insertEvent, [
-                    .text(row.eventID.uuidString.lowercased()),
+                    .text(row.eventID.lowercaseString),
                     .text(stream),
                     .integer(Int(row.streamVersion)),
                     .text(row.type),

@@ -61,12 +61,12 @@ extension SubscriptionLedger {
                 guard owner == expectedOwner else { throw LinkRaced() }
             }
             let projectable = ProjectableEvent(
-                eventID: appended.eventID.uuidString.lowercased(), position: appended.position,
+                eventID: appended.eventID.lowercaseString, position: appended.position,
                 recordedAt: recordedAt, body: .link(link)
             )
             try await projector.apply(projectable, to: TransactionDocuments(transaction: transaction))
         }
-        return result.events.first?.eventID.uuidString.lowercased() ?? ""
+        return result.events.first?.eventID.lowercaseString ?? ""
     }
 
     // MARK: Manual grants
@@ -76,7 +76,7 @@ extension SubscriptionLedger {
         guard !entitlement.isEmpty else { throw LedgerError(.malformedBody, "entitlement must not be empty") }
         let now = clock.now()
         let grant = ManualGrant(
-            grantId: UUID().uuidString.lowercased(), userId: userId, entitlement: entitlement,
+            grantId: UUID().lowercaseString, userId: userId, entitlement: entitlement,
             expiresAt: Self.milliseconds(expiresAt), reason: reason, at: Self.milliseconds(now)
         )
         try await appendGrant(.grant(grant), type: LedgerEventType.entitlementGranted, record: grant, now: now, context: context)
@@ -103,7 +103,7 @@ extension SubscriptionLedger {
         _ = try await store.append(to: LedgerEventType.userStream(record.userId), [event], expectedVersion: .any) { result, transaction in
             guard let appended = result?.events.first else { return }
             let projectable = ProjectableEvent(
-                eventID: appended.eventID.uuidString.lowercased(), position: appended.position, recordedAt: recordedAt, body: body
+                eventID: appended.eventID.lowercaseString, position: appended.position, recordedAt: recordedAt, body: body
             )
             try await projector.apply(projectable, to: TransactionDocuments(transaction: transaction))
         }

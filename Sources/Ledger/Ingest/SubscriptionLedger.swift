@@ -202,7 +202,7 @@ public final class SubscriptionLedger: Sendable {
             try await store.append(to: stream, [event], expectedVersion: .any) { result, transaction in
             guard let appended = result?.events.first, !appended.isDuplicate else { return }
             let projectable = ProjectableEvent(
-                eventID: appended.eventID.uuidString.lowercased(), position: appended.position,
+                eventID: appended.eventID.lowercaseString, position: appended.position,
                 recordedAt: recordedAt, body: .fact(fact)
             )
             try await projector.apply(projectable, to: TransactionDocuments(transaction: transaction))
@@ -211,7 +211,7 @@ public final class SubscriptionLedger: Sendable {
         guard let appended = result.events.first else {
             throw EventStoreError(.databaseError, "append returned no outcome")
         }
-        return IngestResult(isDuplicate: appended.isDuplicate, eventID: appended.eventID.uuidString.lowercased(), position: appended.position)
+        return IngestResult(isDuplicate: appended.isDuplicate, eventID: appended.eventID.lowercaseString, position: appended.position)
     }
 
     /// Claims chains for the users named by their transactions' `appAccountToken`, when enabled.

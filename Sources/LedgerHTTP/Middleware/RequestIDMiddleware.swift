@@ -1,4 +1,5 @@
 import Foundation
+import EventStore
 import HTTPTypes
 import Hummingbird
 
@@ -13,7 +14,7 @@ public struct RequestIDMiddleware: RouterMiddleware {
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         let offered = request.headers[.requestID].flatMap { $0.count <= 128 && !$0.isEmpty ? $0 : nil }
-        context.requestID = offered ?? UUID().uuidString.lowercased()
+        context.requestID = offered ?? UUID().lowercaseString
         context.logger[metadataKey: "request_id"] = .string(context.requestID)
         var response = try await next(request, context)
         response.headers[.requestID] = context.requestID

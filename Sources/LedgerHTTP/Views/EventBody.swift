@@ -20,7 +20,7 @@ struct EventBody: Encodable, Sendable {
     init(_ event: RecordedEvent) {
         cursor = event.cursor.description
         position = event.position
-        event_id = event.eventID.uuidString.lowercased()
+        event_id = event.eventID.lowercaseString
         stream_id = event.streamID
         stream_version = event.streamVersion
         type = event.type
