@@ -20,6 +20,25 @@ struct AppleFactScanningTests {
         #expect(scanned == fact)
     }
 
+    /// Folds skip the raw input: the rest of the fact must come out the same whatever the raw text
+    /// holds, wherever an escape, a control or non-ASCII byte sits in it (the skip reads 8 bytes at once).
+    @Test(arguments: ["\"", "\\", "/", "\n", "\u{1}", "é", "😀", "x"])
+    func skippingTheRawInputKeepsTheRest(special: String) throws {
+        var random = SplitMix64(state: 42)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        for before in 0..<20 {
+            var fact = Self.randomFact(&random)
+            fact.raw = String(repeating: "a", count: before) + special + String(repeating: "b", count: 19 - before)
+            let data = try encoder.encode(fact)
+            let skipped = try #require(AppleFact.scanned(from: data, includingRaw: false))
+            #expect(skipped.raw == "")
+            #expect(try AppleFact.scanned(from: data)?.raw == fact.raw)
+            fact.raw = ""
+            #expect(skipped == fact)
+        }
+    }
+
     @Test func nullOptionalsUnknownKeysAndEscapesAreRead() throws {
         let text = #"""
         { "raw" : "a\"b\\c\/d\u00e9\ud83d\ude00\n", "unknown": {"nested": [1, 2.5e3, true, null, "x"]},

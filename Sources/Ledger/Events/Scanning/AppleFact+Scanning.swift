@@ -3,22 +3,27 @@ import Foundation
 extension AppleFact {
     /// Decodes a stored fact, by the fast scanner when the text has the shape `JSONEncoder` writes and
     /// by `JSONDecoder` otherwise, so both paths give the same value or the same error.
-    static func decode(from data: Data, decoder: JSONDecoder) throws -> AppleFact {
-        if let fact = scanned(from: data) { return fact }
-        return try decoder.decode(AppleFact.self, from: data)
+    ///
+    /// Folds never read `raw` (it stays in the log, byte for byte): without `includingRaw` it comes
+    /// back empty, which spares copying most of each event's bytes.
+    static func decode(from data: Data, decoder: JSONDecoder, includingRaw: Bool = true) throws -> AppleFact {
+        if let fact = scanned(from: data, includingRaw: includingRaw) { return fact }
+        var fact = try decoder.decode(AppleFact.self, from: data)
+        if !includingRaw { fact.raw = "" }
+        return fact
     }
 
     /// The fact read by `JSONScanner`, or nil if the text is not in the expected shape.
-    static func scanned(from data: Data) -> AppleFact? {
+    static func scanned(from data: Data, includingRaw: Bool = true) -> AppleFact? {
         data.withUnsafeBytes { bytes -> AppleFact? in
             var scanner = JSONScanner(bytes)
-            return try? scanner.readAppleFact()
+            return try? scanner.readAppleFact(includingRaw: includingRaw)
         }
     }
 }
 
 extension JSONScanner {
-    fileprivate mutating func readAppleFact() throws(Unexpected) -> AppleFact {
+    fileprivate mutating func readAppleFact(includingRaw: Bool) throws(Unexpected) -> AppleFact {
         var raw: String?
         var notificationType: String?
         var subtype: String?
@@ -29,7 +34,13 @@ extension JSONScanner {
         var renewals: [RenewalObservation]?
         try readObject { scanner, key throws(Unexpected) in
             switch key {
-            case "raw": raw = try scanner.readString()
+            case "raw":
+                if includingRaw {
+                    raw = try scanner.readString()
+                } else {
+                    try scanner.skipString()
+                    raw = ""
+                }
             case "notificationType": notificationType = try scanner.readOptionalString()
             case "subtype": subtype = try scanner.readOptionalString()
             case "notificationUUID": notificationUUID = try scanner.readOptionalString()

@@ -38,14 +38,14 @@ struct JSONScanner {
     }
 
     /// Calls `field` with each key of an object; `field` must read or skip the value.
-    mutating func readObject(_ field: (inout JSONScanner, String) throws(Unexpected) -> Void) throws(Unexpected) {
+    mutating func readObject(_ field: (inout JSONScanner, Key) throws(Unexpected) -> Void) throws(Unexpected) {
         try expect(UInt8(ascii: "{"))
         if try peek() == UInt8(ascii: "}") {
             index += 1
             return
         }
         while true {
-            let key = try readString()
+            let key = try readKey()
             try expect(UInt8(ascii: ":"))
             try field(&self, key)
             switch try peek() {
@@ -140,6 +140,65 @@ struct JSONScanner {
         return Int64(magnitude)
     }
 
+    /// An object key, left in place: keys are matched against literals, never made into strings.
+    private mutating func readKey() throws(Unexpected) -> Key {
+        try expect(UInt8(ascii: "\""))
+        let start = index
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                index += 1
+                return Key(bytes: UnsafeRawBufferPointer(rebasing: bytes[start..<(index - 1)]))
+            }
+            // An escaped key is legal JSON but never written by our encoder: leave it to JSONDecoder.
+            guard byte != UInt8(ascii: "\\"), byte >= 0x20 else { throw Unexpected() }
+            index += 1
+        }
+        throw Unexpected()
+    }
+
+    /// Skips a string without building it (a fact's raw input, when the caller does not need it).
+    ///
+    /// Plain ASCII is stepped over; a string with an escape or a non-ASCII byte is read in full, so
+    /// skipping refuses exactly what reading refuses.
+    mutating func skipString() throws(Unexpected) {
+        let start = index
+        try expect(UInt8(ascii: "\""))
+        // Eight bytes at a time: stop at the first word holding a quote, a backslash, a control
+        // character or a non-ASCII byte, then look at that word byte by byte.
+        if let base = bytes.baseAddress {
+            while index + 8 <= bytes.count {
+                let word = base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                if Self.needsAttention(word) { break }
+                index += 8
+            }
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                index += 1
+                return
+            }
+            guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\\") else {
+                index = start
+                _ = try readString()
+                return
+            }
+            index += 1
+        }
+        throw Unexpected()
+    }
+
+    /// True if any byte of `word` is `"`, `\`, below 0x20 or above 0x7F (the usual SWAR zero-byte tests).
+    private static func needsAttention(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ value: UInt64) -> Bool { (value &- ones) & ~value & highs != 0 }
+        let nonASCII = word & highs != 0
+        let control = (word &- ones &* 0x20) & ~word & highs != 0
+        return nonASCII || control || hasZeroByte(word ^ (ones &* 0x22)) || hasZeroByte(word ^ (ones &* 0x5C))
+    }
+
     /// A string; escapes are decoded, and text that is not valid UTF-8 is refused.
     mutating func readString() throws(Unexpected) -> String {
         try expect(UInt8(ascii: "\""))
@@ -232,7 +291,7 @@ struct JSONScanner {
         switch try peek() {
         case UInt8(ascii: "{"): try readObject { scanner, _ throws(Unexpected) in try scanner.skipValue() }
         case UInt8(ascii: "["): try readArray { scanner throws(Unexpected) in try scanner.skipValue() }
-        case UInt8(ascii: "\""): _ = try readString()
+        case UInt8(ascii: "\""): try skipString()
         case UInt8(ascii: "t"), UInt8(ascii: "f"): _ = try readBool()
         case UInt8(ascii: "n"): _ = try readNull()
         default: try skipNumber()
