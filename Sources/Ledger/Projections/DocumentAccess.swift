@@ -13,6 +13,26 @@ public protocol LedgerDocuments: Sendable {
     func putOwner(_ document: OwnerDocument, chain originalTransactionId: String) async throws
     /// Takes the exclusive lock on a document before reading it for a change.
     func lock(model: String, key: String) async throws
+    /// Locks, reads (or starts empty), changes and writes back a chain's document.
+    func updateChain(_ originalTransactionId: String, _ change: (inout ChainDocument) -> Void) async throws
+    /// Locks, reads (or starts empty), changes and writes back a user's document.
+    func updateUser(_ userId: String, _ change: (inout UserDocument) -> Void) async throws
+}
+
+extension LedgerDocuments {
+    public func updateChain(_ id: String, _ change: (inout ChainDocument) -> Void) async throws {
+        try await lock(model: ReadModel.subscriptionState, key: id)
+        var document = try await chain(id) ?? ChainDocument(state: ChainState(originalTransactionId: id), position: 0)
+        change(&document)
+        try await putChain(document)
+    }
+
+    public func updateUser(_ id: String, _ change: (inout UserDocument) -> Void) async throws {
+        try await lock(model: ReadModel.userEntitlements, key: id)
+        var document = try await user(id) ?? UserDocument(state: UserState(userId: id), position: 0)
+        change(&document)
+        try await putUser(document)
+    }
 }
 
 /// Read models as JSON documents inside the store's transaction.
@@ -35,7 +55,9 @@ struct TransactionDocuments: LedgerDocuments {
     }
 
     func chain(_ id: String) async throws -> ChainDocument? { try await load(ChainDocument.self, ReadModel.subscriptionState, id) }
-    func putChain(_ document: ChainDocument) async throws { try await store(document, ReadModel.subscriptionState, document.state.originalTransactionId) }
+    func putChain(_ document: ChainDocument) async throws {
+        try await transaction.putDocument(model: ReadModel.subscriptionState, key: document.state.originalTransactionId, data: document.encodedJSON())
+    }
     func user(_ id: String) async throws -> UserDocument? { try await load(UserDocument.self, ReadModel.userEntitlements, id) }
     func putUser(_ document: UserDocument) async throws { try await store(document, ReadModel.userEntitlements, document.state.userId) }
     func owner(_ id: String) async throws -> OwnerDocument? { try await load(OwnerDocument.self, ReadModel.chainOwner, id) }

@@ -12,12 +12,10 @@ public struct LedgerProjector: Sendable {
         case .fact(let fact):
             let chains = Set(fact.transactions.map(\.originalTransactionId) + fact.renewals.map(\.originalTransactionId))
             for chain in chains.sorted() {
-                try await documents.lock(model: ReadModel.subscriptionState, key: chain)
-                var document = try await documents.chain(chain)
-                    ?? ChainDocument(state: ChainState(originalTransactionId: chain), position: 0)
-                document.state.apply(fact, eventID: event.eventID)
-                document.position = max(document.position, event.position)
-                try await documents.putChain(document)
+                try await documents.updateChain(chain) { document in
+                    document.state.apply(fact, eventID: event.eventID)
+                    document.position = max(document.position, event.position)
+                }
             }
         case .link(let link):
             try await documents.lock(model: ReadModel.chainOwner, key: link.originalTransactionId)
@@ -47,10 +45,9 @@ public struct LedgerProjector: Sendable {
         in documents: some LedgerDocuments,
         _ change: (inout UserState) -> Void
     ) async throws {
-        try await documents.lock(model: ReadModel.userEntitlements, key: userId)
-        var document = try await documents.user(userId) ?? UserDocument(state: UserState(userId: userId), position: 0)
-        change(&document.state)
-        document.position = max(document.position, position)
-        try await documents.putUser(document)
+        try await documents.updateUser(userId) { document in
+            change(&document.state)
+            document.position = max(document.position, position)
+        }
     }
 }

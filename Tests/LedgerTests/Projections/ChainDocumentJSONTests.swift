@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+
+@testable import Ledger
+
+/// Chain documents are written by a hand-made JSON writer (every ingest and replay writes them); its
+/// bytes must be exactly what `JSONEncoder` with sorted keys writes, and read back to the same value.
+@Suite("ChainDocument: the JSON writer agrees with JSONEncoder")
+struct ChainDocumentJSONTests {
+    @Test(arguments: 0..<200)
+    func randomDocumentsEncodeLikeJSONEncoder(seed: Int) throws {
+        var random = SplitMix64(state: UInt64(seed) &+ 7_000)
+        let document = Self.randomDocument(&random)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let expected = try encoder.encode(document)
+        let written = document.encodedJSON()
+        #expect(String(decoding: written, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
+        #expect(try JSONDecoder().decode(ChainDocument.self, from: written) == document)
+    }
+
+    @Test func anEmptyChainIsWrittenLikeJSONEncoder() throws {
+        let document = ChainDocument(state: ChainState(originalTransactionId: "2000000123"), position: 0)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        #expect(document.encodedJSON() == (try encoder.encode(document)))
+    }
+
+    static func randomDocument(_ random: inout SplitMix64) -> ChainDocument {
+        let fact = AppleFactScanningTests.randomFact(&random)
+        var state = ChainState(originalTransactionId: fact.transactions.first?.originalTransactionId ?? "2000000123")
+        // Ids of different lengths and shapes, so key order is tested (\"10\" sorts before \"9\").
+        let ids = ["9", "10", "2000000123-9", "2000000123-10", "a/b", "Z", "é"]
+        for (offset, transaction) in fact.transactions.enumerated() {
+            let id = ids[Int(random.next() % UInt64(ids.count))] + String(offset)
+            state.transactions[id] = Observed(transaction, assertedAt: transaction.assertedAt, eventID: UUID().uuidString.lowercased())
+        }
+        if let renewal = fact.renewals.first {
+            state.renewal = Observed(renewal, assertedAt: renewal.assertedAt, eventID: "e\(random.next() % 100)")
+        }
+        return ChainDocument(state: state, position: Int64(random.next() % 1_000_000))
+    }
+}
