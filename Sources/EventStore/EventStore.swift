@@ -42,6 +42,9 @@ public protocol EventStore: Sendable {
     /// Up to `limit` events of the global log after `cursor`, in log order, for catch-up readers.
     func readAll(after cursor: EventCursor, limit: Int) async throws -> EventPage
 
+    /// `readAll` for a fold: the same events in the same order, with only the columns a projector reads.
+    func readAllForFolding(after cursor: EventCursor, limit: Int) async throws -> [FoldableEvent]
+
     /// The stream's current version, 0 for a stream that does not exist.
     func streamVersion(_ stream: String) async throws -> Int64
 
@@ -115,6 +118,11 @@ extension EventStore {
             throw EventStoreError(.databaseError, "append of one event returned no outcome")
         }
         return first
+    }
+
+    /// Reads full events and drops what a fold does not need; adapters override it with a narrower query.
+    public func readAllForFolding(after cursor: EventCursor, limit: Int) async throws -> [FoldableEvent] {
+        try await readAll(after: cursor, limit: limit).events.map(FoldableEvent.init)
     }
 
     /// The whole stream from its first event.

@@ -299,6 +299,34 @@ public final class PostgresEventStore: EventStore {
         return EventPage(events: events, next: events.last?.cursor ?? cursor)
     }
 
+    /// 2000-01-01T00:00:00Z, PostgreSQL's epoch, in microseconds since 1970.
+    private static let y2kMicros: Int64 = 946_684_800_000_000
+
+    public func readAllForFolding(after cursor: EventCursor, limit: Int) async throws -> [FoldableEvent] {
+        var binds = PostgresBindings()
+        binds.append(String(cursor.transaction))
+        binds.append(cursor.position)
+        binds.append(Int64(max(limit, 0)))
+        return try await withStorageErrors {
+            var events: [FoldableEvent] = []
+            events.reserveCapacity(max(limit, 0))
+            for try await row in try await client.query(PostgresQuery(unsafeSQL: PostgresSQL.readAllForFolding, binds: binds), logger: logger) {
+                var (position, transaction, eventID, type, schema, data, recordedAt) =
+                    try row.decode((Int64, Int64, UUID, String, Int32, ByteBuffer, ByteBuffer).self)
+                // Binary timestamptz: microseconds since 2000-01-01, read exactly (no Double detour).
+                guard let sinceY2K = recordedAt.readInteger(as: Int64.self) else {
+                    throw EventStoreError(.databaseError, "recorded_at of event \(position) is not a binary timestamptz")
+                }
+                events.append(FoldableEvent(
+                    cursor: EventCursor(transaction: UInt64(transaction), position: position),
+                    eventID: eventID, type: type, schemaVersion: Int(schema),
+                    data: Data(buffer: data), recordedAt: Timestamp.date(micros: sinceY2K + Self.y2kMicros)
+                ))
+            }
+            return events
+        }
+    }
+
     public func streamVersion(_ stream: String) async throws -> Int64 {
         var binds = PostgresBindings()
         binds.append(stream)

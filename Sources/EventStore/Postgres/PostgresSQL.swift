@@ -61,6 +61,14 @@ enum PostgresSQL {
         ORDER BY events.tx_id, events.position LIMIT $3
         """
 
+    /// `readAll` with only what a fold reads; `recorded_at` comes in binary, not through numeric.
+    static let readAllForFolding = """
+        SELECT position, tx_id::text::int8, event_id, type, schema_version, data, recorded_at FROM events
+        WHERE (tx_id, position) > ($1::text::xid8, $2)
+          AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
+        ORDER BY events.tx_id, events.position LIMIT $3
+        """
+
     static let streamVersion = "SELECT version FROM streams WHERE stream_id = $1"
 
     static let checkpoint = "SELECT cursor FROM checkpoints WHERE name = $1"

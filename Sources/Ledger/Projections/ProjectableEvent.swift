@@ -27,13 +27,19 @@ public struct ProjectableEvent: Sendable {
         self.body = body
     }
 
-    /// Decodes a stored event; unknown types and schema versions become `.other`.
+    /// Decodes a stored event; unknown types and schema versions become `.other`. A fact comes back
+    /// without its raw input, which no projector reads (it stays in the log).
     public init(_ event: RecordedEvent, decoder: JSONDecoder = JSONDecoder()) throws {
+        try self.init(FoldableEvent(event), decoder: decoder)
+    }
+
+    /// Decodes an event read for folding (see `init(_:decoder:)` for a recorded one).
+    public init(_ event: FoldableEvent, decoder: JSONDecoder = JSONDecoder()) throws {
         let body: Body
         switch event.type {
         case LedgerEventType.notificationV2, LedgerEventType.notificationV1,
              LedgerEventType.transaction, LedgerEventType.receiptValidated:
-            body = .fact(try AppleFact.decode(from: event.data, decoder: decoder))
+            body = .fact(try AppleFact.decode(from: event.data, decoder: decoder, includingRaw: false))
         case LedgerEventType.userLinked, LedgerEventType.userUnlinked:
             body = .link(try decoder.decode(UserLink.self, from: event.data))
         case LedgerEventType.entitlementGranted:
@@ -44,7 +50,7 @@ public struct ProjectableEvent: Sendable {
             body = .other
         }
         self.init(
-            eventID: event.eventID.uuidString.lowercased(),
+            eventID: event.eventID.lowercaseString,
             position: event.position,
             recordedAt: Int64((event.recordedAt.timeIntervalSince1970 * 1000).rounded(.down)),
             body: body
