@@ -81,10 +81,10 @@ enum PostgresSQL {
         UPDATE checkpoints SET cursor = $2, updated_at = now() WHERE name = $1 AND cursor = $3 RETURNING name
         """
 
-    static let document = "SELECT data::text FROM projections WHERE model = $1 AND key = $2"
+    static let document = "SELECT data FROM projections WHERE model = $1 AND key = $2"
 
     static let putDocument = """
-        INSERT INTO projections (model, key, data) VALUES ($1, $2, $3::jsonb)
+        INSERT INTO projections (model, key, data) VALUES ($1, $2, $3)
         ON CONFLICT (model, key) DO UPDATE SET data = EXCLUDED.data
         """
 
@@ -103,13 +103,13 @@ enum PostgresSQL {
 
     static let eventCount = "SELECT count(*)::int8 FROM events"
 
-    static let allDocuments = "SELECT model, key, data::text FROM projections ORDER BY model, key"
+    static let allDocuments = "SELECT model, key, data FROM projections ORDER BY model, key"
 
     static let dropRebuild = "DROP TABLE IF EXISTS projections_rebuild"
     static let createRebuild = "CREATE TABLE projections_rebuild (LIKE projections INCLUDING ALL)"
     static let fillRebuild = """
         INSERT INTO projections_rebuild (model, key, data)
-        SELECT d.model, d.key, d.data::jsonb FROM unnest($1::text[], $2::text[], $3::text[]) AS d(model, key, data)
+        SELECT d.model, d.key, d.data FROM unnest($1::text[], $2::text[], $3::text[]) AS d(model, key, data)
         """
     /// The swap, in one transaction; the index is renamed back so the next rebuild can reuse the name.
     static let swapRebuild = [

@@ -6,7 +6,7 @@ import PostgresNIO
 struct PutDocumentStatement: PostgresPreparedStatement {
     typealias Row = Void
 
-    static let name = "subledger_put_document_v1"
+    static let name = "subledger_put_document_v2"
     static let sql = PostgresSQL.putDocument
     static let bindingDataTypes: [PostgresDataType] = [.text, .text, .text]
 

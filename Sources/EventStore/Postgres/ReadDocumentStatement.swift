@@ -7,7 +7,7 @@ import PostgresNIO
 struct ReadDocumentStatement: PostgresPreparedStatement {
     typealias Row = Data
 
-    static let name = "subledger_read_document_v1"
+    static let name = "subledger_read_document_v2"
     static let sql = PostgresSQL.document
     static let bindingDataTypes: [PostgresDataType] = [.text, .text]
 

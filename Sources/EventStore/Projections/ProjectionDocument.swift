@@ -4,7 +4,7 @@ import Foundation
 public struct ProjectionDocument: Sendable, Hashable {
     public var model: String
     public var key: String
-    /// The document's JSON bytes (PostgreSQL returns them in its own `jsonb` layout).
+    /// The document's JSON bytes, as written.
     public var data: Data
 
     /// Creates a document.
