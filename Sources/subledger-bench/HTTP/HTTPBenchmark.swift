@@ -36,9 +36,12 @@ struct HTTPBenchmark: AsyncParsableCommand {
     @Option(help: "After measuring, keep serving this many seconds so an outside load generator (wrk) can read too.")
     var holdSeconds = 0
 
+    @Option(help: "Write the minted notification bodies to this file, one per line, and leave ingest and reads to an outside load generator (wrk) while serving for --hold-seconds.")
+    var bodiesFile: String?
+
     func run() async throws {
         let logger = BenchSchema.quietLogger
-        let (settings, _) = try await BenchSchema.fresh(url: database.url, prefix: "http", poolSize: 40, logger: logger)
+        let (settings, schema) = try await BenchSchema.fresh(url: database.url, prefix: "http", poolSize: 40, logger: logger)
         let store = PostgresEventStore(settings: settings, logger: logger)
         let pki = try TestPKI(caCurve: .p384)
         let bundleId = "com.example.app"
@@ -82,6 +85,18 @@ struct HTTPBenchmark: AsyncParsableCommand {
             var iterator = ports.makeAsyncIterator()
             guard let port = await iterator.next() else { return }
             let base = "http://127.0.0.1:\(port)"
+
+            if let bodiesFile {
+                // Outside load: like pgbench, the client runs in its own process and the server has
+                // this process to itself.
+                try Data(bodies.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: bodiesFile))
+                try await client.shutdown()
+                print("serving on port \(port) for \(holdSeconds)s: \(bodies.count) bodies in \(bodiesFile), users user-0 to user-\(bodies.count - 1), bearer \(secret), schema \(schema)")
+                fflush(nil)
+                try await Task.sleep(for: .seconds(holdSeconds))
+                group.cancelAll()
+                return
+            }
 
             // (a) ingest
             let next = Counter()

@@ -23,6 +23,9 @@ struct ReplayBenchmark: AsyncParsableCommand {
     @Option(help: "Length of each event's raw payload string.")
     var rawBytes = 1024
 
+    @Option(help: "How many times to fold and swap the same events (later rounds show the spread).")
+    var rounds = 1
+
     func run() async throws {
         let logger = BenchSchema.quietLogger
         let (settings, schema) = try await BenchSchema.fresh(url: database.url, prefix: "replay", poolSize: 10, logger: logger)
@@ -33,15 +36,17 @@ struct ReplayBenchmark: AsyncParsableCommand {
             try await store.migrate()
             try await generate(into: store)
             let stored = try await store.eventCount()
-            print("replay benchmark: \(stored) events in \(stored / perChain) chains, raw payload \(rawBytes) bytes, schema \(schema)")
-            let start = ContinuousClock.now
-            let (documents, folded) = try await LedgerReplayer(store: store, pageSize: 5000).fold()
-            let foldTime = Self.seconds(ContinuousClock.now - start)
-            print(String(format: "fold: %d events into %d documents in %.2fs = %.0f events/s", folded, documents.count, foldTime, Double(folded) / foldTime))
-            let swapStart = ContinuousClock.now
-            try await store.replaceProjections(with: documents)
-            let swapTime = Self.seconds(ContinuousClock.now - swapStart)
-            print(String(format: "swap: wrote %d documents in %.2fs; fold + swap = %.0f events/s", documents.count, swapTime, Double(folded) / (foldTime + swapTime)))
+            Self.say("replay benchmark: \(stored) events in \(stored / perChain) chains, raw payload \(rawBytes) bytes, schema \(schema)")
+            for _ in 0..<max(1, rounds) {
+                let start = ContinuousClock.now
+                let (documents, folded) = try await LedgerReplayer(store: store, pageSize: 5000).fold()
+                let foldTime = Self.seconds(ContinuousClock.now - start)
+                Self.say(String(format: "fold: %d events into %d documents in %.2fs = %.0f events/s", folded, documents.count, foldTime, Double(folded) / foldTime))
+                let swapStart = ContinuousClock.now
+                try await store.replaceProjections(with: documents)
+                let swapTime = Self.seconds(ContinuousClock.now - swapStart)
+                Self.say(String(format: "swap: wrote %d documents in %.2fs; fold + swap = %.0f events/s", documents.count, swapTime, Double(folded) / (foldTime + swapTime)))
+            }
         }
     }
 
@@ -89,7 +94,13 @@ struct ReplayBenchmark: AsyncParsableCommand {
             }
             try await group.waitForAll()
         }
-        print(String(format: "generated %d events in %.1fs", chains * perChain, Self.seconds(ContinuousClock.now - start)))
+        Self.say(String(format: "generated %d events in %.1fs", chains * perChain, Self.seconds(ContinuousClock.now - start)))
+    }
+
+    /// Writes a line at once, even into a file or pipe (where `print` buffers until exit), so a
+    /// watcher such as a profiler sees each phase as it starts.
+    static func say(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 
     static func seconds(_ duration: Duration) -> Double {
