@@ -299,6 +299,9 @@ public final class PostgresEventStore: EventStore {
         return EventPage(events: events, next: events.last?.cursor ?? cursor)
     }
 
+    /// Connections that fill a rebuilt read-model table at once.
+    private static let rebuildConnections = 3
+
     /// 2000-01-01T00:00:00Z, PostgreSQL's epoch, in microseconds since 1970.
     private static let y2kMicros: Int64 = 946_684_800_000_000
 
@@ -443,16 +446,28 @@ public final class PostgresEventStore: EventStore {
             try await client.withConnection { connection in
                 _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.dropRebuild), logger: logger)
                 _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.createRebuild), logger: logger)
-                var start = 0
-                while start < documents.count {
-                    let batch = documents[start..<min(start + 2000, documents.count)]
-                    var binds = PostgresBindings()
-                    binds.append(batch.map(\.model))
-                    binds.append(batch.map(\.key))
-                    binds.append(batch.map { String(decoding: $0.data, as: UTF8.self) })
-                    _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.fillRebuild, binds: binds), logger: logger)
-                    start += batch.count
+            }
+            // The new table is nobody else's until the swap: fill it over a few connections at once,
+            // so PostgreSQL compresses and indexes on every core.
+            let batches = stride(from: 0, to: documents.count, by: 2000).map { documents[$0..<min($0 + 2000, documents.count)] }
+            let connections = min(Self.rebuildConnections, max(1, batches.count))
+            try await withThrowingDiscardingTaskGroup { group in
+                for first in 0..<connections {
+                    group.addTask {
+                        try await self.client.withConnection { connection in
+                            for index in stride(from: first, to: batches.count, by: connections) {
+                                let batch = batches[index]
+                                var binds = PostgresBindings()
+                                binds.append(batch.map(\.model))
+                                binds.append(batch.map(\.key))
+                                binds.append(batch.map { String(decoding: $0.data, as: UTF8.self) })
+                                _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.fillRebuild, binds: binds), logger: self.logger)
+                            }
+                        }
+                    }
                 }
+            }
+            try await client.withConnection { connection in
                 try await connection.withTransaction(logger: logger) { connection in
                     for statement in PostgresSQL.swapRebuild {
                         _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
