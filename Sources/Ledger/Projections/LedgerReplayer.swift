@@ -47,37 +47,54 @@ public struct LedgerReplayer: Sendable {
     }
 
     /// Folds every event into fresh read models held in memory.
+    ///
+    /// Three stages overlap: reading a page from the store, decoding pages read (in parallel slices:
+    /// decoding is much of the cost), and folding decoded pages in log order. Reading runs at most
+    /// `pagesAhead` pages ahead of folding, so memory stays bounded however fast the store is.
     public func fold(progress: (@Sendable (Progress) -> Void)? = nil) async throws -> (documents: [ProjectionDocument], events: Int) {
         let total = try await store.eventCount()
         let documents = InMemoryDocuments()
         let projector = LedgerProjector()
         let store = self.store
         let pageSize = self.pageSize
+        let pagesAhead = 3
         var count = 0
-        // The next page is read and decoded (in parallel slices: decoding is much of the cost) while
-        // this one is folded, in log order.
-        var current = try await Self.readAndDecode(store, after: .start, limit: pageSize)
-        while !current.events.isEmpty {
-            let next = current.next
-            async let upcoming = Self.readAndDecode(store, after: next, limit: pageSize)
-            for event in current.events {
-                try await projector.apply(event, to: documents)
+        try await withThrowingTaskGroup(of: Stage.self) { group in
+            group.addTask { .read(0, try await store.readAllForFolding(after: .start, limit: pageSize)) }
+            var decoded: [Int: [ProjectableEvent]] = [:]
+            var nextToFold = 0
+            // The page to read next and where it starts, once the pipeline has room for it.
+            var waitingRead: (page: Int, after: EventCursor)?
+            while let stage = try await group.next() {
+                switch stage {
+                case .read(let page, let events):
+                    guard let last = events.last else { continue }
+                    group.addTask { .decoded(page, try await Self.decode(events)) }
+                    waitingRead = (page + 1, last.cursor)
+                case .decoded(let page, let events):
+                    decoded[page] = events
+                }
+                while let events = decoded.removeValue(forKey: nextToFold) {
+                    for event in events {
+                        try await projector.apply(event, to: documents)
+                    }
+                    count += events.count
+                    nextToFold += 1
+                    progress?(Progress(events: count, totalEvents: max(total, count)))
+                }
+                if let read = waitingRead, read.page - nextToFold < pagesAhead {
+                    waitingRead = nil
+                    group.addTask { .read(read.page, try await store.readAllForFolding(after: read.after, limit: pageSize)) }
+                }
             }
-            count += current.events.count
-            progress?(Progress(events: count, totalEvents: max(total, count)))
-            current = try await upcoming
         }
         return (try await documents.documents(), count)
     }
 
-    /// One page of the log, decoded.
-    private static func readAndDecode(
-        _ store: any EventStore,
-        after cursor: EventCursor,
-        limit: Int
-    ) async throws -> (events: [ProjectableEvent], next: EventCursor) {
-        let events = try await store.readAllForFolding(after: cursor, limit: limit)
-        return (try await decode(events), events.last?.cursor ?? cursor)
+    /// What a stage of the fold pipeline hands back.
+    private enum Stage: Sendable {
+        case read(Int, [FoldableEvent])
+        case decoded(Int, [ProjectableEvent])
     }
 
     /// Decodes events in parallel slices, keeping their order.
