@@ -20,26 +20,27 @@ extension ChainState {
         writer.field("originalTransactionId", originalTransactionId)
         if let renewal {
             writer.key("renewal")
-            writer.beginObject()
-            writer.field("assertedAt", renewal.assertedAt)
-            writer.field("eventID", renewal.eventID)
-            writer.key("value")
-            renewal.value.write(to: &writer)
-            writer.endObject()
+            renewal.write(to: &writer) { $0.write(to: &$1) }
         }
         writer.key("transactions")
         writer.beginObject()
         for id in transactions.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
             guard let observed = transactions[id] else { continue }
             writer.key(id)
-            writer.beginObject()
-            writer.field("assertedAt", observed.assertedAt)
-            writer.field("eventID", observed.eventID)
-            writer.key("value")
-            observed.value.write(to: &writer)
-            writer.endObject()
+            observed.write(to: &writer) { $0.write(to: &$1) }
         }
         writer.endObject()
+        writer.endObject()
+    }
+}
+
+extension Observed {
+    fileprivate func write(to writer: inout JSONWriter, value writeValue: (Value, inout JSONWriter) -> Void) {
+        writer.beginObject()
+        writer.field("assertedAt", assertedAt)
+        writer.field("eventID", eventID)
+        writer.key("value")
+        writeValue(value, &writer)
         writer.endObject()
     }
 }
