@@ -21,7 +21,7 @@ extension SubscriptionLedger {
         var position = user.position
         for chain in user.state.chains.keys.sorted() {
             guard let data = try await store.document(model: ReadModel.subscriptionState, key: chain) else { continue }
-            let document = try decoder.decode(ChainDocument.self, from: data)
+            let document = try ChainDocument.decode(from: data, decoder: decoder)
             chains.append(document.state)
             position = max(position, document.position)
         }
@@ -72,7 +72,7 @@ extension SubscriptionLedger {
     /// One chain evaluated at `at`, or nil if the ledger has never seen it.
     public func chain(originalTransactionId: String, at: Date) async throws -> ChainEvaluation? {
         guard let data = try await store.document(model: ReadModel.subscriptionState, key: originalTransactionId) else { return nil }
-        let document = try JSONDecoder().decode(ChainDocument.self, from: data)
+        let document = try ChainDocument.decode(from: data, decoder: JSONDecoder())
         return ChainEvaluator(catalog: configuration.catalog).evaluate(document.state, at: at)
     }
 

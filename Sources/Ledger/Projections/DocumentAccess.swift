@@ -54,7 +54,10 @@ struct TransactionDocuments: LedgerDocuments {
         try await transaction.putDocument(model: model, key: key, data: try Self.encoder.encode(value))
     }
 
-    func chain(_ id: String) async throws -> ChainDocument? { try await load(ChainDocument.self, ReadModel.subscriptionState, id) }
+    func chain(_ id: String) async throws -> ChainDocument? {
+        guard let data = try await transaction.document(model: ReadModel.subscriptionState, key: id) else { return nil }
+        return try ChainDocument.decode(from: data, decoder: JSONDecoder())
+    }
     func putChain(_ document: ChainDocument) async throws {
         try await transaction.putDocument(model: ReadModel.subscriptionState, key: document.state.originalTransactionId, data: document.encodedJSON())
     }

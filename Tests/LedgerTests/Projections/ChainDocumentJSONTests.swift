@@ -17,6 +17,27 @@ struct ChainDocumentJSONTests {
         let written = document.encodedJSON()
         #expect(String(decoding: written, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
         #expect(try JSONDecoder().decode(ChainDocument.self, from: written) == document)
+        // Reads take the scanner; it must give the same document, from either writer's bytes.
+        let scanned = ChainDocument.scanned(from: written)
+        let keysNeedEscapes = document.state.transactions.keys.contains { $0.contains("/") }
+        #expect(scanned == (keysNeedEscapes ? nil : document))
+        #expect(try ChainDocument.decode(from: expected, decoder: JSONDecoder()) == document)
+    }
+
+    /// Text outside the scanner's shape goes to JSONDecoder, which accepts or rejects it as before.
+    @Test(arguments: [
+        #"{"position":1,"state":{"originalTransactionId":"o","transactions":{}},"extra":[1,{"a":null}]}"#,
+        #"{"position":1.5,"state":{"originalTransactionId":"o","transactions":{}}}"#,
+        #"{"position":1,"state":{"originalTransactionId":"o"}}"#,
+        #"{"position":1,"state":{"originalTransactionId":"o","transactions":{"a\/b":{"assertedAt":1,"eventID":"e","value":{}}}}}"#,
+        #"{"position":1,"state":{"originalTransactionId":"o","renewal":null,"transactions":{}}}"#,
+        "[]",
+    ])
+    func unexpectedShapesFallBackToJSONDecoder(text: String) {
+        let data = Data(text.utf8)
+        let viaDecode = try? ChainDocument.decode(from: data, decoder: JSONDecoder())
+        let viaFoundation = try? JSONDecoder().decode(ChainDocument.self, from: data)
+        #expect(viaDecode == viaFoundation)
     }
 
     @Test func anEmptyChainIsWrittenLikeJSONEncoder() throws {

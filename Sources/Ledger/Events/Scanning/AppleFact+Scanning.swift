@@ -65,7 +65,7 @@ extension JSONScanner {
         )
     }
 
-    private mutating func readTransaction() throws(Unexpected) -> TransactionObservation {
+    mutating func readTransaction() throws(Unexpected) -> TransactionObservation {
         var transactionId: String?
         var originalTransactionId: String?
         var productId: String?
@@ -114,7 +114,7 @@ extension JSONScanner {
         )
     }
 
-    private mutating func readRenewal() throws(Unexpected) -> RenewalObservation {
+    mutating func readRenewal() throws(Unexpected) -> RenewalObservation {
         var originalTransactionId: String?
         var autoRenewStatus: Bool?
         var autoRenewProductId: String?
@@ -150,7 +150,7 @@ extension JSONScanner {
         )
     }
 
-    private mutating func readOptionalString() throws(Unexpected) -> String? {
+    mutating func readOptionalString() throws(Unexpected) -> String? {
         try readNull() ? nil : try readString()
     }
 

@@ -1,0 +1,79 @@
+import Foundation
+
+extension ChainDocument {
+    /// Decodes a stored chain document, by `JSONScanner` when the text has the shape `JSONWriter` and
+    /// `JSONEncoder` write and by `JSONDecoder` otherwise. Every entitlement read decodes its chains.
+    static func decode(from data: Data, decoder: JSONDecoder) throws -> ChainDocument {
+        if let document = scanned(from: data) { return document }
+        return try decoder.decode(ChainDocument.self, from: data)
+    }
+
+    /// The document read by `JSONScanner`, or nil if the text is not in the expected shape.
+    static func scanned(from data: Data) -> ChainDocument? {
+        data.withUnsafeBytes { bytes -> ChainDocument? in
+            var scanner = JSONScanner(bytes)
+            return try? scanner.readChainDocument()
+        }
+    }
+}
+
+extension JSONScanner {
+    fileprivate mutating func readChainDocument() throws(Unexpected) -> ChainDocument {
+        var position: Int64?
+        var state: ChainState?
+        try readObject { scanner, key throws(Unexpected) in
+            switch key {
+            case "position": position = try scanner.readInt64()
+            case "state": state = try scanner.readChainState()
+            default: try scanner.skipValue()
+            }
+        }
+        try finish()
+        guard let position, let state else { throw Unexpected() }
+        return ChainDocument(state: state, position: position)
+    }
+
+    private mutating func readChainState() throws(Unexpected) -> ChainState {
+        var originalTransactionId: String?
+        var renewal: Observed<RenewalObservation>?
+        var transactions: [String: Observed<TransactionObservation>]?
+        try readObject { scanner, key throws(Unexpected) in
+            switch key {
+            case "originalTransactionId": originalTransactionId = try scanner.readString()
+            case "renewal":
+                renewal = try scanner.readNull() ? nil : try scanner.readObserved { scanner throws(Unexpected) in try scanner.readRenewal() }
+            case "transactions":
+                var all: [String: Observed<TransactionObservation>] = [:]
+                try scanner.readObject { scanner, id throws(Unexpected) in
+                    guard let id = String(validating: id.bytes, as: UTF8.self) else { throw Unexpected() }
+                    all[id] = try scanner.readObserved { scanner throws(Unexpected) in try scanner.readTransaction() }
+                }
+                transactions = all
+            default: try scanner.skipValue()
+            }
+        }
+        guard let originalTransactionId, let transactions else { throw Unexpected() }
+        var state = ChainState(originalTransactionId: originalTransactionId)
+        state.transactions = transactions
+        state.renewal = renewal
+        return state
+    }
+
+    private mutating func readObserved<Value: Codable & Hashable & Sendable>(
+        _ value: (inout JSONScanner) throws(Unexpected) -> Value
+    ) throws(Unexpected) -> Observed<Value> {
+        var assertedAt: Int64?
+        var eventID: String?
+        var read: Value?
+        try readObject { scanner, key throws(Unexpected) in
+            switch key {
+            case "assertedAt": assertedAt = try scanner.readInt64()
+            case "eventID": eventID = try scanner.readString()
+            case "value": read = try value(&scanner)
+            default: try scanner.skipValue()
+            }
+        }
+        guard let assertedAt, let eventID, let read else { throw Unexpected() }
+        return Observed(read, assertedAt: assertedAt, eventID: eventID)
+    }
+}
