@@ -1,74 +1,105 @@
-/// Writes JSON text the way `JSONEncoder` with `.sortedKeys` does, for the read-model documents that
-/// every ingest and every replay encodes (a chain's document grows with its renewals).
+/// Writes JSON text the way `JSONEncoder` does, for what is encoded on every request: read-model
+/// documents (a chain's grows with its renewals) and the entitlement view.
 ///
-/// Callers write each object's keys in sorted order and leave out nil values, as the synthesized
-/// `Codable` conformances do; a test checks the output byte for byte against `JSONEncoder`.
-struct JSONWriter {
-    private(set) var bytes: [UInt8] = []
+/// Callers write keys in the order they want (sorted, for documents, as `.sortedKeys` does) and choose
+/// per field whether nil is left out (`field`, like `encodeIfPresent`) or written (`nullable`); a
+/// test checks documents byte for byte against `JSONEncoder`.
+public struct JSONWriter: Sendable {
+    /// The text written so far.
+    public private(set) var bytes: [UInt8] = []
     private var needsComma = false
 
-    init(capacity: Int = 1024) {
+    /// Creates a writer with room for `capacity` bytes.
+    public init(capacity: Int = 1024) {
         bytes.reserveCapacity(capacity)
     }
 
-    mutating func beginObject() {
+    public mutating func beginObject() {
         separate()
         bytes.append(UInt8(ascii: "{"))
         needsComma = false
     }
 
-    mutating func endObject() {
+    public mutating func endObject() {
         bytes.append(UInt8(ascii: "}"))
         needsComma = true
     }
 
     /// Writes `"key":`; the value written next belongs to it.
-    mutating func key(_ name: String) {
+    public mutating func key(_ name: String) {
         separate()
         writeString(name)
         bytes.append(UInt8(ascii: ":"))
         needsComma = false
     }
 
-    mutating func string(_ value: String) {
+    public mutating func string(_ value: String) {
         separate()
         writeString(value)
         needsComma = true
     }
 
-    mutating func int(_ value: Int64) {
+    public mutating func int(_ value: Int64) {
         separate()
         bytes.append(contentsOf: String(value).utf8)
         needsComma = true
     }
 
-    mutating func bool(_ value: Bool) {
+    public mutating func bool(_ value: Bool) {
         separate()
         bytes.append(contentsOf: (value ? "true" : "false").utf8)
         needsComma = true
     }
 
     /// `"key":value` for a present value; nothing for nil, like `encodeIfPresent`.
-    mutating func field(_ name: String, _ value: String?) {
+    public mutating func field(_ name: String, _ value: String?) {
         guard let value else { return }
         key(name)
         string(value)
     }
 
-    mutating func field(_ name: String, _ value: Int64?) {
+    public mutating func field(_ name: String, _ value: Int64?) {
         guard let value else { return }
         key(name)
         int(value)
     }
 
-    mutating func field(_ name: String, _ value: Int?) {
+    public mutating func field(_ name: String, _ value: Int?) {
         field(name, value.map(Int64.init))
     }
 
-    mutating func field(_ name: String, _ value: Bool?) {
+    public mutating func field(_ name: String, _ value: Bool?) {
         guard let value else { return }
         key(name)
         bool(value)
+    }
+
+    public mutating func beginArray() {
+        separate()
+        bytes.append(UInt8(ascii: "["))
+        needsComma = false
+    }
+
+    public mutating func endArray() {
+        bytes.append(UInt8(ascii: "]"))
+        needsComma = true
+    }
+
+    public mutating func null() {
+        separate()
+        bytes.append(contentsOf: "null".utf8)
+        needsComma = true
+    }
+
+    /// `"key":value`, or `"key":null` for nil: for API bodies whose clients expect every key.
+    public mutating func nullable(_ name: String, _ value: String?) {
+        key(name)
+        if let value { string(value) } else { null() }
+    }
+
+    public mutating func nullable(_ name: String, _ value: Int?) {
+        key(name)
+        if let value { int(Int64(value)) } else { null() }
     }
 
     private mutating func separate() {

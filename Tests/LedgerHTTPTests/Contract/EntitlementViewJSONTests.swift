@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+
+@testable import Ledger
+@testable import LedgerHTTP
+
+/// The entitlement view is written by hand for speed; it must carry exactly the keys, values and
+/// explicit nulls that `JSONEncoder` gives for the same body.
+@Suite("Entitlement view: the hand-written JSON agrees with JSONEncoder")
+struct EntitlementViewJSONTests {
+    @Test(arguments: [false, true])
+    func viewMatchesJSONEncoder(withNulls: Bool) throws {
+        let date = Date(timeIntervalSince1970: 1_795_000_000.123)
+        func maybe<T>(_ value: T) -> T? { withNulls ? nil : value }
+        let entitlement = EntitlementStatus(
+            id: "pro", active: !withNulls, status: withNulls ? "expired" : "active", productId: maybe("pro.monthly"),
+            expiresAt: maybe(date), gracePeriodExpiresAt: maybe(date), willRenew: !withNulls,
+            renewsToProductId: maybe("pro/yearly \"special\""), originalTransactionId: maybe("2000000123"),
+            environment: maybe("Production"), ownership: maybe("purchased"), purchasedAt: maybe(date),
+            revokedAt: maybe(date), revocationReason: maybe(1), source: withNulls ? .grant : .appStore
+        )
+        let chain = ChainEvaluation(
+            originalTransactionId: "2000000123", status: .gracePeriod, productId: "pro.monthly",
+            latestTransactionId: "2000000456", productType: "Auto-Renewable Subscription", expiresAt: maybe(date),
+            gracePeriodExpiresAt: maybe(date), willRenew: withNulls, renewsToProductId: maybe("pro.monthly"),
+            environment: "Sandbox", ownership: "family_shared", purchasedAt: date, revokedAt: maybe(date),
+            revocationReason: maybe(0)
+        )
+        let view = UserEntitlements(
+            userId: "u1\n", evaluatedAt: date, asOf: maybe(date), entitlements: [entitlement, entitlement],
+            subscriptions: withNulls ? [] : [chain, chain], position: 42
+        )
+        let body = EntitlementViewBody(view)
+        let written = try JSONSerialization.jsonObject(with: Data(body.json())) as? NSDictionary
+        let encoded = try JSONSerialization.jsonObject(with: JSONEncoder().encode(body)) as? NSDictionary
+        #expect(written != nil)
+        #expect(written == encoded)
+    }
+}
