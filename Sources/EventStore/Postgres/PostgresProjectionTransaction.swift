@@ -18,6 +18,13 @@ struct PostgresProjectionTransaction: ProjectionTransaction {
         for try await _ in try await connection.execute(PutDocumentStatement(model: model, key: key, data: data), logger: logger) {}
     }
 
+    func lockAndRead(model: String, key: String) async throws -> Data? {
+        for try await data in try await connection.execute(LockAndReadDocumentStatement(model: model, key: key), logger: logger) {
+            return data
+        }
+        return nil
+    }
+
     func lock(model: String, key: String) async throws {
         for try await _ in try await connection.execute(LockDocumentStatement(model: model, key: key), logger: logger) {}
     }

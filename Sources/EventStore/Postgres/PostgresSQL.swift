@@ -90,6 +90,9 @@ enum PostgresSQL {
 
     static let deleteDocument = "DELETE FROM projections WHERE model = $1 AND key = $2"
 
+    /// The lock below, then the document, in one statement (see migration 0004).
+    static let lockAndReadDocument = "SELECT lock_and_read_document($1, $2)"
+
     /// A transaction-scoped advisory lock named by a document's model and key.
     static let lockDocument = "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))"
 

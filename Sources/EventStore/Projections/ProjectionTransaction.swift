@@ -14,4 +14,13 @@ public protocol ProjectionTransaction: Sendable {
     /// Holds an exclusive lock on `(model, key)` until the transaction ends, so two transactions that
     /// read, change and write the same document (from different streams) cannot lose an update.
     func lock(model: String, key: String) async throws
+    /// Takes the lock on `(model, key)`, then reads the document as the lock's last holder left it.
+    func lockAndRead(model: String, key: String) async throws -> Data?
+}
+
+extension ProjectionTransaction {
+    public func lockAndRead(model: String, key: String) async throws -> Data? {
+        try await lock(model: model, key: key)
+        return try await document(model: model, key: key)
+    }
 }

@@ -55,8 +55,7 @@ extension SubscriptionLedger {
         let result = try await store.append(to: LedgerEventType.userStream(link.userId), [event], expectedVersion: .any) { result, transaction in
             guard let appended = result?.events.first, !appended.isDuplicate else { return }
             if checkOwner {
-                try await transaction.lock(model: ReadModel.chainOwner, key: link.originalTransactionId)
-                let owner = try await transaction.document(model: ReadModel.chainOwner, key: link.originalTransactionId)
+                let owner = try await transaction.lockAndRead(model: ReadModel.chainOwner, key: link.originalTransactionId)
                     .map { try JSONDecoder().decode(OwnerDocument.self, from: $0).userId }
                 guard owner == expectedOwner else { throw LinkRaced() }
             }

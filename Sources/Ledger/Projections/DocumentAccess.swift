@@ -66,4 +66,21 @@ struct TransactionDocuments: LedgerDocuments {
     func owner(_ id: String) async throws -> OwnerDocument? { try await load(OwnerDocument.self, ReadModel.chainOwner, id) }
     func putOwner(_ document: OwnerDocument, chain id: String) async throws { try await store(document, ReadModel.chainOwner, id) }
     func lock(model: String, key: String) async throws { try await transaction.lock(model: model, key: key) }
+
+    // Lock and read in one round trip where the store can.
+    func updateChain(_ id: String, _ change: (inout ChainDocument) -> Void) async throws {
+        var document = try await transaction.lockAndRead(model: ReadModel.subscriptionState, key: id)
+            .map { try ChainDocument.decode(from: $0, decoder: JSONDecoder()) }
+            ?? ChainDocument(state: ChainState(originalTransactionId: id), position: 0)
+        change(&document)
+        try await putChain(document)
+    }
+
+    func updateUser(_ id: String, _ change: (inout UserDocument) -> Void) async throws {
+        var document = try await transaction.lockAndRead(model: ReadModel.userEntitlements, key: id)
+            .map { try JSONDecoder().decode(UserDocument.self, from: $0) }
+            ?? UserDocument(state: UserState(userId: id), position: 0)
+        change(&document)
+        try await putUser(document)
+    }
 }
