@@ -15,10 +15,7 @@ struct LockAndReadDocumentStatement: PostgresPreparedStatement {
     let key: String
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 2)
-        bindings.append(model)
-        bindings.append(key)
-        return bindings
+        .document(model: model, key: key)
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Data? {
