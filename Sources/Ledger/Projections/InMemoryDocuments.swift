@@ -15,11 +15,6 @@ public final class InMemoryDocuments: LedgerDocuments {
     /// Creates empty read models.
     public init() {}
 
-    public func chain(_ id: String) async throws -> ChainDocument? { state.withLock { $0.chains[id] } }
-    public func putChain(_ document: ChainDocument) async throws { state.withLock { $0.chains[document.state.originalTransactionId] = document } }
-    public func user(_ id: String) async throws -> UserDocument? { state.withLock { $0.users[id] } }
-    public func putUser(_ document: UserDocument) async throws { state.withLock { $0.users[document.state.userId] = document } }
-    public func owner(_ id: String) async throws -> OwnerDocument? { state.withLock { $0.owners[id] } }
     public func putOwner(_ document: OwnerDocument, chain id: String) async throws { state.withLock { $0.owners[id] = document } }
     public func lock(model: String, key: String) async throws {}
 
