@@ -64,6 +64,11 @@ public protocol EventStore: Sendable {
     /// Reads a read-model document outside any transaction.
     func document(model: String, key: String) async throws -> Data?
 
+    /// A document and every document of `relatedModel` whose key is a key of the JSON object at `path`
+    /// inside it, as one consistent read: an entitlement read needs a user and that user's chains.
+    /// Nil if the document does not exist.
+    func document(model: String, key: String, relatedModel: String, keysAt path: [String]) async throws -> DocumentWithRelated?
+
     /// Every read-model document, sorted by model and key (for `replay --check`).
     func projectionDocuments() async throws -> [ProjectionDocument]
 
@@ -123,6 +128,20 @@ extension EventStore {
     /// Reads full events and drops what a fold does not need; adapters override it with a narrower query.
     public func readAllForFolding(after cursor: EventCursor, limit: Int) async throws -> [FoldableEvent] {
         try await readAll(after: cursor, limit: limit).events.map(FoldableEvent.init)
+    }
+
+    /// Reads the document, then each related one; adapters override it with one query.
+    public func document(model: String, key: String, relatedModel: String, keysAt path: [String]) async throws -> DocumentWithRelated? {
+        guard let data = try await document(model: model, key: key) else { return nil }
+        var node = try? JSONSerialization.jsonObject(with: data)
+        for step in path { node = (node as? [String: Any])?[step] }
+        var related: [ProjectionDocument] = []
+        for relatedKey in ((node as? [String: Any])?.keys).map(Array.init) ?? [] {
+            if let relatedData = try await document(model: relatedModel, key: relatedKey) {
+                related.append(ProjectionDocument(model: relatedModel, key: relatedKey, data: relatedData))
+            }
+        }
+        return DocumentWithRelated(data: data, related: related.sorted { $0.key < $1.key })
     }
 
     /// The whole stream from its first event.

@@ -429,6 +429,22 @@ public final class PostgresEventStore: EventStore {
         }
     }
 
+    public func document(model: String, key: String, relatedModel: String, keysAt path: [String]) async throws -> DocumentWithRelated? {
+        let statement = ReadDocumentWithRelatedStatement(model: model, key: key, path: path, relatedModel: relatedModel)
+        return try await withStorageErrors {
+            var data: Data?
+            var related: [ProjectionDocument] = []
+            for try await row in try await client.execute(statement, logger: logger) {
+                if row.part == 0 {
+                    data = row.data
+                } else if let relatedData = row.data {
+                    related.append(ProjectionDocument(model: relatedModel, key: row.key, data: relatedData))
+                }
+            }
+            return data.map { DocumentWithRelated(data: $0, related: related.sorted { $0.key < $1.key }) }
+        }
+    }
+
     public func projectionDocuments() async throws -> [ProjectionDocument] {
         try await withStorageErrors {
             var documents: [ProjectionDocument] = []

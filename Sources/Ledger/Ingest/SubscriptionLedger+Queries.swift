@@ -14,14 +14,20 @@ extension SubscriptionLedger {
             ?? UserDocument(state: UserState(userId: userId), position: 0)
     }
 
+    /// One read of the user's document and its chains' documents (one query on PostgreSQL).
     private func readEntitlements(userId: String, at: Date) async throws -> UserEntitlements {
         let decoder = JSONDecoder()
-        let user = try await userDocument(userId)
+        guard let read = try await store.document(
+            model: ReadModel.userEntitlements, key: userId,
+            relatedModel: ReadModel.subscriptionState, keysAt: ["state", "chains"]
+        ) else {
+            return evaluator.evaluate(user: UserState(userId: userId), chains: [], at: at, position: 0)
+        }
+        let user = try decoder.decode(UserDocument.self, from: read.data)
         var chains: [ChainState] = []
         var position = user.position
-        for chain in user.state.chains.keys.sorted() {
-            guard let data = try await store.document(model: ReadModel.subscriptionState, key: chain) else { continue }
-            let document = try ChainDocument.decode(from: data, decoder: decoder)
+        for related in read.related {
+            let document = try ChainDocument.decode(from: related.data, decoder: decoder)
             chains.append(document.state)
             position = max(position, document.position)
         }
