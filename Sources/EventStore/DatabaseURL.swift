@@ -60,6 +60,8 @@ public struct PostgresSettings: Sendable, Hashable, CustomStringConvertible {
     public var database: String?
     public var tls: TLSMode
     public var poolSize: Int
+    /// How many batched entitlement reads may run at once; reads arriving meanwhile join the next batch.
+    public var readBatchesInFlight: Int
     /// Schema search path for every connection; tests use it to isolate one schema per test.
     public var searchPath: String?
 
@@ -76,6 +78,7 @@ public struct PostgresSettings: Sendable, Hashable, CustomStringConvertible {
         self.database = path.isEmpty ? nil : path
         self.tls = .disable
         self.poolSize = 10
+        self.readBatchesInFlight = 2
         self.searchPath = nil
         for item in components.queryItems ?? [] {
             let value = item.value ?? ""
@@ -90,12 +93,17 @@ public struct PostgresSettings: Sendable, Hashable, CustomStringConvertible {
                     throw EventStoreError(.invalidDatabaseURL, "pool_size must be a number from 1 to 200 (got \(value))")
                 }
                 self.poolSize = size
+            case "read_batches":
+                guard let batches = Int(value), (1...200).contains(batches) else {
+                    throw EventStoreError(.invalidDatabaseURL, "read_batches must be a number from 1 to 200 (got \(value))")
+                }
+                self.readBatchesInFlight = batches
             case "search_path":
                 self.searchPath = value
             default:
                 throw EventStoreError(
                     .invalidDatabaseURL,
-                    "unknown PostgreSQL URL option \(item.name); known: sslmode, pool_size, search_path"
+                    "unknown PostgreSQL URL option \(item.name); known: sslmode, pool_size, read_batches, search_path"
                 )
             }
         }

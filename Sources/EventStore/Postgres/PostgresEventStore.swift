@@ -21,6 +21,8 @@ public final class PostgresEventStore: EventStore {
     private let now: @Sendable () -> Date
     /// LISTENs for other processes' appends and NOTIFYs them of ours, on a connection outside the pool.
     private let relay: PostgresChangeRelay
+    /// Entitlement reads arriving together share one statement (see `ReadBatcher`).
+    private let relatedReads: ReadBatcher<RelatedDocumentRead, DocumentWithRelated>
 
     /// Creates a store for the given settings; nothing connects until `run()` starts.
     ///
@@ -52,7 +54,13 @@ public final class PostgresEventStore: EventStore {
         if let searchPath = settings.searchPath {
             configuration.options.additionalStartupParameters = [("search_path", searchPath)]
         }
-        self.client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.client = client
+        self.relatedReads = ReadBatcher(
+            maxBatchesInFlight: settings.readBatchesInFlight, maxBatchSize: 256
+        ) { reads in
+            try await Self.readRelated(reads, client: client, logger: logger)
+        }
         self.logger = logger
         self.now = now
         self.relay = PostgresChangeRelay(
@@ -429,20 +437,41 @@ public final class PostgresEventStore: EventStore {
         }
     }
 
+    /// Concurrent calls share batches (see `ReadBatcher`): one statement answers many users.
     public func document(model: String, key: String, relatedModel: String, keysAt path: [String]) async throws -> DocumentWithRelated? {
-        let statement = ReadDocumentWithRelatedStatement(model: model, key: key, path: path, relatedModel: relatedModel)
-        return try await withStorageErrors {
-            var data: Data?
-            var related: [ProjectionDocument] = []
+        try await withStorageErrors {
+            try await relatedReads.read(RelatedDocumentRead(model: model, key: key, relatedModel: relatedModel, path: path))
+        }
+    }
+
+    /// One statement per kind of read in the batch (in practice one: users and their chains).
+    private static func readRelated(
+        _ reads: [RelatedDocumentRead],
+        client: PostgresClient,
+        logger: Logger
+    ) async throws -> [RelatedDocumentRead: DocumentWithRelated] {
+        var answers: [RelatedDocumentRead: DocumentWithRelated] = [:]
+        let kinds = Dictionary(grouping: reads) { RelatedDocumentRead(model: $0.model, key: "", relatedModel: $0.relatedModel, path: $0.path) }
+        for (kind, reads) in kinds {
+            let statement = ReadDocumentsWithRelatedStatement(
+                model: kind.model, keys: reads.map(\.key), path: kind.path, relatedModel: kind.relatedModel
+            )
+            var documents: [String: Data] = [:]
+            var related: [String: [ProjectionDocument]] = [:]
             for try await row in try await client.execute(statement, logger: logger) {
                 if row.part == 0 {
-                    data = row.data
-                } else if let relatedData = row.data {
-                    related.append(ProjectionDocument(model: relatedModel, key: row.key, data: relatedData))
+                    documents[row.key] = row.data
+                } else if let data = row.data {
+                    related[row.owner, default: []].append(ProjectionDocument(model: kind.relatedModel, key: row.key, data: data))
                 }
             }
-            return data.map { DocumentWithRelated(data: $0, related: related.sorted { $0.key < $1.key }) }
+            for read in reads {
+                guard let data = documents[read.key] else { continue }
+                let named = (related[read.key] ?? []).sorted { $0.key < $1.key }
+                answers[read] = DocumentWithRelated(data: data, related: named)
+            }
         }
+        return answers
     }
 
     public func projectionDocuments() async throws -> [ProjectionDocument] {

@@ -90,16 +90,17 @@ enum PostgresSQL {
 
     static let deleteDocument = "DELETE FROM projections WHERE model = $1 AND key = $2"
 
-    /// A document (part 0) and the documents of model $4 named by the keys of its object at path $3
-    /// (part 1; null data where a named one does not exist), in one statement and so one snapshot. A
+    /// The documents of model $1 with keys $2 (part 0) and, for each, the documents of model $4 named
+    /// by the keys of its object at path $3 (part 1, with the naming document's key; null data where a
+    /// named one does not exist), in one statement and so one snapshot. A
     /// subquery per name keeps each a primary-key lookup whatever plan the prepared statement gets.
-    static let documentWithRelated = """
-        SELECT 0, key, data FROM projections WHERE model = $1 AND key = $2
+    static let documentsWithRelated = """
+        SELECT 0, key, key, data FROM projections WHERE model = $1 AND key = ANY($2)
         UNION ALL
-        SELECT 1, named.key, (SELECT p.data FROM projections p WHERE p.model = $4 AND p.key = named.key)
+        SELECT 1, u.key, named.key, (SELECT p.data FROM projections p WHERE p.model = $4 AND p.key = named.key)
         FROM projections u
         CROSS JOIN LATERAL jsonb_object_keys(u.data::jsonb #> $3::text[]) AS named(key)
-        WHERE u.model = $1 AND u.key = $2
+        WHERE u.model = $1 AND u.key = ANY($2)
         """
 
     /// The lock below, then the document, in one statement (see migration 0004).

@@ -39,9 +39,13 @@ struct HTTPBenchmark: AsyncParsableCommand {
     @Option(help: "Write the minted notification bodies to this file, one per line, and leave ingest and reads to an outside load generator (wrk) while serving for --hold-seconds.")
     var bodiesFile: String?
 
+    @Option(help: "Batched entitlement reads in flight at once (the read_batches URL option).")
+    var readBatches = 2
+
     func run() async throws {
         let logger = BenchSchema.quietLogger
-        let (settings, schema) = try await BenchSchema.fresh(url: database.url, prefix: "http", poolSize: 40, logger: logger)
+        var (settings, schema) = try await BenchSchema.fresh(url: database.url, prefix: "http", poolSize: 40, logger: logger)
+        settings.readBatchesInFlight = readBatches
         let store = PostgresEventStore(settings: settings, logger: logger)
         let pki = try TestPKI(caCurve: .p384)
         let bundleId = "com.example.app"

@@ -32,4 +32,58 @@ struct RelatedDocumentsContractTests {
             #expect(try await store.document(model: "user", key: "nobody", relatedModel: "chain", keysAt: ["state", "chains"]) == nil)
         }
     }
+
+    /// PostgreSQL batches concurrent reads into shared statements: each caller must still get its
+    /// own document and its own related documents, and a read made after a write must see it.
+    @Test(arguments: TestDatabases.dialects)
+    func concurrentReadsEachGetTheirOwnDocumentsAndSeeEarlierWrites(_ dialect: StorageDialect) async throws {
+        try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
+            let store = fixture.store
+            let users = 200
+            try await store.commitProjection(checkpoint: "setup", expected: nil, next: EventCursor(transaction: 0, position: 1)) { _, transaction in
+                for index in 0..<users {
+                    let chains = (0..<(index % 3)).map { #""c\#(index)-\#($0)":1"# }.joined(separator: ",")
+                    let user = #"{"state":{"chains":{\#(chains)},"userId":"u\#(index)"}}"#
+                    try await transaction.putDocument(model: "user", key: "u\(index)", data: Data(user.utf8))
+                    for chain in 0..<(index % 3) {
+                        try await transaction.putDocument(model: "chain", key: "c\(index)-\(chain)", data: Data(#"{"owner":"u\#(index)"}"#.utf8))
+                    }
+                }
+            }
+            let reads = try await withThrowingTaskGroup(of: (Int, DocumentWithRelated?).self) { group in
+                for index in 0..<(users + 20) {
+                    group.addTask {
+                        (index, try await store.document(model: "user", key: "u\(index)", relatedModel: "chain", keysAt: ["state", "chains"]))
+                    }
+                }
+                return try await group.reduce(into: [Int: DocumentWithRelated?]()) { $0[$1.0] = $1.1 }
+            }
+            for index in 0..<users {
+                let read = try #require(reads[index] ?? nil)
+                let user = try #require(try JSONSerialization.jsonObject(with: read.data) as? [String: Any])
+                #expect((user["state"] as? [String: Any])?["userId"] as? String == "u\(index)")
+                #expect(read.related.map(\.key) == (0..<(index % 3)).map { "c\(index)-\($0)" })
+                for related in read.related {
+                    #expect(String(decoding: related.data, as: UTF8.self).contains(#""u\#(index)""#))
+                }
+            }
+            for index in users..<(users + 20) {
+                #expect(reads[index] == .some(nil))
+            }
+
+            // Writes and reads interleaved: every read starts after the write it follows committed.
+            for round in 0..<20 {
+                try await store.commitProjection(
+                    checkpoint: "setup", expected: EventCursor(transaction: 0, position: Int64(round + 1)),
+                    next: EventCursor(transaction: 0, position: Int64(round + 2))
+                ) { _, transaction in
+                    try await transaction.putDocument(model: "user", key: "u0", data: Data(#"{"round":\#(round)}"#.utf8))
+                }
+                async let other = store.document(model: "user", key: "u1", relatedModel: "chain", keysAt: ["state", "chains"])
+                let read = try #require(try await store.document(model: "user", key: "u0", relatedModel: "chain", keysAt: ["state", "chains"]))
+                #expect(String(decoding: read.data, as: UTF8.self).contains(#""round":\#(round)"#))
+                _ = try await other
+            }
+        }
+    }
 }

@@ -1,0 +1,104 @@
+@testable import EventStore
+import Synchronization
+import Testing
+
+@Suite("Read batcher")
+struct ReadBatcherTests {
+    /// Records every batch; the first one waits until `release` is called.
+    final class GatedLoad: Sendable {
+        let batches = Mutex<[[Int]]>([])
+        let gate: AsyncStream<Void>
+        let opener: AsyncStream<Void>.Continuation
+        let failing: Set<Int>
+
+        init(failing: Set<Int> = []) {
+            (gate, opener) = AsyncStream.makeStream()
+            self.failing = failing
+        }
+
+        func load(_ keys: [Int]) async throws -> [Int: String] {
+            let first = batches.withLock { batches in
+                batches.append(keys)
+                return batches.count == 1
+            }
+            if first {
+                for await _ in gate { break }
+            }
+            if keys.contains(where: failing.contains) { throw EventStoreError(.databaseError, "batch failed") }
+            let round = batches.withLock { $0.count }
+            return Dictionary(uniqueKeysWithValues: keys.filter { $0 >= 0 }.map { ($0, "v\($0)@\(round)") })
+        }
+    }
+
+    static func waitUntil(_ batcher: ReadBatcher<Int, String>, waiting count: Int) async throws {
+        for _ in 0..<2_000 where batcher.waitingCount < count {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        #expect(batcher.waitingCount == count)
+    }
+
+    @Test func readsArrivingDuringABusyBatchShareTheNextOne() async throws {
+        let load = GatedLoad()
+        let batcher = ReadBatcher<Int, String>(maxBatchesInFlight: 1, maxBatchSize: 100) { try await load.load($0) }
+        try await withThrowingTaskGroup(of: (Int, String?).self) { group in
+            group.addTask { (0, try await batcher.read(0)) }
+            while load.batches.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(1)) }
+            for key in [1, 2, 3, 2, -1] {
+                group.addTask { (key, try await batcher.read(key)) }
+            }
+            try await Self.waitUntil(batcher, waiting: 5)
+            load.opener.yield()
+            var answers: [(Int, String?)] = []
+            for try await answer in group { answers.append(answer) }
+
+            // The first read went alone; the five that waited went together, each key asked once.
+            let batches = load.batches.withLock { $0 }
+            #expect(batches.count == 2)
+            #expect(batches.first == [0])
+            #expect(batches.last.map { $0.sorted() } == [-1, 1, 2, 3])
+            // Each read got its own key's value from the batch that started after it arrived.
+            for (key, value) in answers {
+                #expect(value == (key < 0 ? nil : "v\(key)@\(key == 0 ? 1 : 2)"))
+            }
+            #expect(answers.count == 6)
+        }
+        #expect(batcher.waitingCount == 0)
+    }
+
+    @Test func aFailedBatchFailsOnlyItsOwnReads() async throws {
+        let load = GatedLoad(failing: [7])
+        let batcher = ReadBatcher<Int, String>(maxBatchesInFlight: 1, maxBatchSize: 2) { try await load.load($0) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                let value = try await batcher.read(0)
+                #expect(value == "v0@1")
+            }
+            while load.batches.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(1)) }
+            // With batches of at most 2: [7, 8] fails together, [9] after it succeeds.
+            group.addTask { await #expect(throws: EventStoreError.self) { try await batcher.read(7) } }
+            try await Self.waitUntil(batcher, waiting: 1)
+            group.addTask { await #expect(throws: EventStoreError.self) { try await batcher.read(8) } }
+            try await Self.waitUntil(batcher, waiting: 2)
+            group.addTask {
+                let value = try await batcher.read(9)
+                #expect(value == "v9@3")
+            }
+            try await Self.waitUntil(batcher, waiting: 3)
+            load.opener.yield()
+            try await group.waitForAll()
+        }
+        #expect(load.batches.withLock { $0 } == [[0], [7, 8], [9]])
+    }
+
+    @Test func idleReadsGoAtOnceUpToTheLimitInFlight() async throws {
+        let load = GatedLoad()
+        let batcher = ReadBatcher<Int, String>(maxBatchesInFlight: 3, maxBatchSize: 100) { keys in
+            try await load.load(keys)
+        }
+        load.opener.yield()
+        for key in 0..<5 {
+            #expect(try await batcher.read(key)?.hasPrefix("v\(key)@") == true)
+        }
+        #expect(load.batches.withLock { $0 } == [[0], [1], [2], [3], [4]])
+    }
+}
