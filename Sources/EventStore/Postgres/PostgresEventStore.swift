@@ -142,7 +142,7 @@ public final class PostgresEventStore: EventStore {
                             expected: expectedVersion, recordedAt: recordedAt, optimistic: optimistic
                         )
                         if case .done(let result) = outcome {
-                            try await inline(result, PostgresProjectionTransaction(connection: connection, logger: self.logger))
+                            try await inline(result, self.projectionTransaction(connection))
                         } else {
                             // Leave the transaction clean for the retry.
                             throw RetryAppend()
@@ -187,6 +187,37 @@ public final class PostgresEventStore: EventStore {
     }
 
     private struct RetryAppend: Error {}
+
+    /// Read models on a connection with an open transaction, which may also append to other streams.
+    private func projectionTransaction(_ connection: PostgresConnection) -> PostgresProjectionTransaction {
+        PostgresProjectionTransaction(connection: connection, logger: logger) { stream, events, expected in
+            try await self.appendInTransaction(connection, to: stream, events, expected: expected)
+        }
+    }
+
+    /// An append inside a transaction another append opened. A lost race cannot be retried alone
+    /// (the transaction is the unit), so it throws `RetryAppend` and the outer append starts over.
+    private func appendInTransaction(
+        _ connection: PostgresConnection,
+        to stream: String,
+        _ events: [NewEvent],
+        expected: ExpectedVersion
+    ) async throws -> AppendResult {
+        let prepared = try PreparedEvent.prepare(stream: stream, events)
+        let keys = prepared.compactMap(\.event.dedupeKey)
+        let recordedAt = Timestamp.micros(Timestamp.truncated(now()))
+        // A guessed head that proves stale costs no error, so the fresh read can follow in the same
+        // transaction; a dedupe key goes straight to the fresh read, as a duplicate would abort it.
+        for optimistic in keys.isEmpty ? [true, false] : [false] {
+            let outcome = try await attemptAppend(
+                connection, stream: stream, prepared: prepared, keys: keys,
+                expected: expected, recordedAt: recordedAt, optimistic: optimistic
+            )
+            if case .done(let result) = outcome { return result }
+            heads.forget(stream)
+        }
+        throw RetryAppend()
+    }
 
     /// Whether an expectation implies the stream already has events, so guessing "empty" is pointless.
     private static func expectsExisting(_ expected: ExpectedVersion) -> Bool {
@@ -424,7 +455,7 @@ public final class PostgresEventStore: EventStore {
                         expected.map { "checkpoint \(name) is not at \($0)" } ?? "checkpoint \(name) already exists"
                     )
                 }
-                try await writes(nil, PostgresProjectionTransaction(connection: connection, logger: self.logger))
+                try await writes(nil, self.projectionTransaction(connection))
             }
         }
     }

@@ -16,6 +16,10 @@ public protocol ProjectionTransaction: Sendable {
     func lock(model: String, key: String) async throws
     /// Takes the lock on `(model, key)`, then reads the document as the lock's last holder left it.
     func lockAndRead(model: String, key: String) async throws -> Data?
+    /// Appends events to a stream inside this transaction, with the same deduplication and stream
+    /// versions as `EventStore.append`: they commit or roll back with everything else in it, so a
+    /// fact and the events it implies (a link) land together or not at all.
+    func append(to stream: String, _ events: [NewEvent], expectedVersion: ExpectedVersion) async throws -> AppendResult
 }
 
 extension ProjectionTransaction {

@@ -119,56 +119,69 @@ public final class SQLiteEventStore: EventStore {
         let prepared = try PreparedEvent.prepare(stream: stream, events)
         let keys = prepared.compactMap(\.event.dedupeKey)
         let result = try await writeTransaction {
-            var head = StreamHead.empty
-            if let row = try await writer.query(SQLiteSQL.streamHead, [.text(stream)]).first {
-                head = StreamHead(version: Int64(row.column("version")?.integer ?? 0), hash: Self.blob(row.column("head_hash")))
-            }
-            var duplicates: [String: AppendedEvent] = [:]
-            if !keys.isEmpty {
-                for row in try await writer.query(SQLiteSQL.duplicates(count: keys.count), keys.map { .text($0) }) {
-                    guard let key = row.column("dedupe_key")?.string else { continue }
-                    duplicates[key] = AppendedEvent(
-                        eventID: UUID(uuidString: row.column("event_id")?.string ?? "") ?? UUID(),
-                        position: Int64(row.column("position")?.integer ?? 0),
-                        streamID: row.column("stream_id")?.string ?? "",
-                        streamVersion: Int64(row.column("stream_version")?.integer ?? 0),
-                        isDuplicate: true
-                    )
-                }
-            }
-            let plan = try AppendPlan(
-                stream: stream, events: prepared, expected: expectedVersion, head: head,
-                duplicates: duplicates, recordedAtMicros: Timestamp.micros(Timestamp.truncated(now()))
-            )
-            var positions: [Int64] = []
-            for row in plan.rows {
-                let inserted = try await writer.query(SQLiteSQL.insertEvent, [
-                    .text(row.eventID.lowercaseString),
-                    .text(stream),
-                    .integer(Int(row.streamVersion)),
-                    .text(row.type),
-                    .integer(row.schemaVersion),
-                    .text(String(decoding: row.data, as: UTF8.self)),
-                    .text(String(decoding: row.metadata, as: UTF8.self)),
-                    .integer(Int(row.recordedAtMicros)),
-                    row.dedupeKey.map { .text($0) } ?? .null,
-                    .blob(ByteBuffer(data: row.hash)),
-                ])
-                positions.append(Int64(inserted.first?.column("position")?.integer ?? 0))
-            }
-            if !plan.rows.isEmpty {
-                _ = try await writer.query(SQLiteSQL.moveHead, [
-                    .text(stream), .integer(Int(plan.newHead.version)), .blob(ByteBuffer(data: plan.newHead.hash)),
-                ])
-            }
-            let result = plan.result(positions: positions)
+            let result = try await appendRows(to: stream, prepared: prepared, keys: keys, expected: expectedVersion)
             if let inline {
-                try await inline(result, SQLiteProjectionTransaction(connection: writer))
+                try await inline(result, projectionTransaction())
             }
             return result
         }
         if !result.isDuplicate { changes.notify() }
         return result
+    }
+
+    /// The writer's view of the open write transaction, able to append to other streams in it.
+    private func projectionTransaction() -> SQLiteProjectionTransaction {
+        SQLiteProjectionTransaction(connection: writer) { stream, events, expected in
+            let prepared = try PreparedEvent.prepare(stream: stream, events)
+            return try await self.appendRows(to: stream, prepared: prepared, keys: prepared.compactMap(\.event.dedupeKey), expected: expected)
+        }
+    }
+
+    /// Appends inside the open write transaction: reads the head and the duplicates, then inserts.
+    private func appendRows(to stream: String, prepared: [PreparedEvent], keys: [String], expected expectedVersion: ExpectedVersion) async throws -> AppendResult {
+        var head = StreamHead.empty
+        if let row = try await writer.query(SQLiteSQL.streamHead, [.text(stream)]).first {
+            head = StreamHead(version: Int64(row.column("version")?.integer ?? 0), hash: Self.blob(row.column("head_hash")))
+        }
+        var duplicates: [String: AppendedEvent] = [:]
+        if !keys.isEmpty {
+            for row in try await writer.query(SQLiteSQL.duplicates(count: keys.count), keys.map { .text($0) }) {
+                guard let key = row.column("dedupe_key")?.string else { continue }
+                duplicates[key] = AppendedEvent(
+                    eventID: UUID(uuidString: row.column("event_id")?.string ?? "") ?? UUID(),
+                    position: Int64(row.column("position")?.integer ?? 0),
+                    streamID: row.column("stream_id")?.string ?? "",
+                    streamVersion: Int64(row.column("stream_version")?.integer ?? 0),
+                    isDuplicate: true
+                )
+            }
+        }
+        let plan = try AppendPlan(
+            stream: stream, events: prepared, expected: expectedVersion, head: head,
+            duplicates: duplicates, recordedAtMicros: Timestamp.micros(Timestamp.truncated(now()))
+        )
+        var positions: [Int64] = []
+        for row in plan.rows {
+            let inserted = try await writer.query(SQLiteSQL.insertEvent, [
+                .text(row.eventID.lowercaseString),
+                .text(stream),
+                .integer(Int(row.streamVersion)),
+                .text(row.type),
+                .integer(row.schemaVersion),
+                .text(String(decoding: row.data, as: UTF8.self)),
+                .text(String(decoding: row.metadata, as: UTF8.self)),
+                .integer(Int(row.recordedAtMicros)),
+                row.dedupeKey.map { .text($0) } ?? .null,
+                .blob(ByteBuffer(data: row.hash)),
+            ])
+            positions.append(Int64(inserted.first?.column("position")?.integer ?? 0))
+        }
+        if !plan.rows.isEmpty {
+            _ = try await writer.query(SQLiteSQL.moveHead, [
+                .text(stream), .integer(Int(plan.newHead.version)), .blob(ByteBuffer(data: plan.newHead.hash)),
+            ])
+        }
+        return plan.result(positions: positions)
     }
 
     // MARK: Reads
@@ -257,7 +270,7 @@ public final class SQLiteEventStore: EventStore {
                     expected.map { "checkpoint \(name) is not at \($0)" } ?? "checkpoint \(name) already exists"
                 )
             }
-            try await writes(nil, SQLiteProjectionTransaction(connection: writer))
+            try await writes(nil, projectionTransaction())
         }
     }
 

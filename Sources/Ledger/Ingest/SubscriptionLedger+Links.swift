@@ -41,31 +41,67 @@ extension SubscriptionLedger {
     /// Appends a link event to the user's stream; the inline projection re-checks the owner under a lock.
     private func appendLink(_ link: UserLink, type: String, expectedOwner: String?, context: IngestContext, dedupeKey: String?) async throws -> String {
         let now = clock.now()
+        let event = try linkEvent(link, type: type, now: now, context: context, dedupeKey: dedupeKey)
+        let projector = self.projector
+        let checkOwner = type == LedgerEventType.userLinked
+        let result = try await store.append(to: LedgerEventType.userStream(link.userId), [event], expectedVersion: .any) { result, transaction in
+            guard let appended = result?.events.first, !appended.isDuplicate else { return }
+            let documents = TransactionDocuments(transaction: transaction)
+            if checkOwner {
+                let owner = try await documents.lockAndReadOwner(chain: link.originalTransactionId)?.userId
+                guard owner == expectedOwner else { throw LinkRaced() }
+            }
+            try await projector.apply(Self.projectable(link, appended, now: now), to: documents)
+        }
+        return result.events.first?.eventID.lowercaseString ?? ""
+    }
+
+    /// Decides a claim inside an open append's transaction and records its outcome there: the owner
+    /// is read under its lock, so no other claim can slip in between. A claim the `keep` policy
+    /// refuses is recorded as rejected and logged; it does not fail the transaction it rides in.
+    func claim(_ claim: LinkClaim, context: IngestContext, in transaction: any ProjectionTransaction, documents: TransactionDocuments) async throws {
+        let owner = try await documents.lockAndReadOwner(chain: claim.chain)?.userId
+        if owner == claim.userId { return }
+        let outcome: UserLink.Outcome = owner == nil ? .linked : (configuration.linkPolicy == .transfer ? .transferred : .rejected)
+        let link = UserLink(userId: claim.userId, originalTransactionId: claim.chain, source: claim.source, outcome: outcome, previousUserId: owner)
+        let now = clock.now()
+        let event = try linkEvent(link, type: LedgerEventType.userLinked, now: now, context: context, dedupeKey: nil)
+        let linked = try await transaction.append(to: LedgerEventType.userStream(claim.userId), [event], expectedVersion: .any)
+        guard let appended = linked.events.first else { return }
+        try await projector.apply(Self.projectable(link, appended, now: now), to: documents)
+        if outcome == .transferred, let previous = owner {
+            let unlink = UserLink(userId: previous, originalTransactionId: claim.chain, source: claim.source, outcome: .unlinked, previousUserId: nil)
+            let unlinkEvent = try linkEvent(
+                unlink, type: LedgerEventType.userUnlinked, now: now, context: context,
+                dedupeKey: "unlink:\(appended.eventID.lowercaseString)"
+            )
+            let unlinked = try await transaction.append(to: LedgerEventType.userStream(previous), [unlinkEvent], expectedVersion: .any)
+            if let appendedUnlink = unlinked.events.first, !appendedUnlink.isDuplicate {
+                try await projector.apply(Self.projectable(unlink, appendedUnlink, now: now), to: documents)
+            }
+        }
+        if outcome == .rejected {
+            logger.info("\(claim.source) claim refused", metadata: ["chain": "\(claim.chain)", "user": "\(claim.userId)"])
+        }
+    }
+
+    /// A link event as stored: the link as data, who asked as metadata.
+    private func linkEvent(_ link: UserLink, type: String, now: Date, context: IngestContext, dedupeKey: String?) throws -> NewEvent {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let event = NewEvent(
+        return NewEvent(
             type: type,
             data: try encoder.encode(link),
             metadata: try encoder.encode(EventMetadata(receivedAt: now, context: context)),
             dedupeKey: dedupeKey
         )
-        let recordedAt = Self.milliseconds(now)
-        let projector = self.projector
-        let checkOwner = type == LedgerEventType.userLinked
-        let result = try await store.append(to: LedgerEventType.userStream(link.userId), [event], expectedVersion: .any) { result, transaction in
-            guard let appended = result?.events.first, !appended.isDuplicate else { return }
-            if checkOwner {
-                let owner = try await transaction.lockAndRead(model: ReadModel.chainOwner, key: link.originalTransactionId)
-                    .map { try JSONDecoder().decode(OwnerDocument.self, from: $0).userId }
-                guard owner == expectedOwner else { throw LinkRaced() }
-            }
-            let projectable = ProjectableEvent(
-                eventID: appended.eventID.lowercaseString, position: appended.position,
-                recordedAt: recordedAt, body: .link(link)
-            )
-            try await projector.apply(projectable, to: TransactionDocuments(transaction: transaction))
-        }
-        return result.events.first?.eventID.lowercaseString ?? ""
+    }
+
+    private static func projectable(_ link: UserLink, _ appended: AppendedEvent, now: Date) -> ProjectableEvent {
+        ProjectableEvent(
+            eventID: appended.eventID.lowercaseString, position: appended.position,
+            recordedAt: milliseconds(now), body: .link(link)
+        )
     }
 
     // MARK: Manual grants

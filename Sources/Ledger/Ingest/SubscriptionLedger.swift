@@ -60,12 +60,13 @@ public final class SubscriptionLedger: Sendable {
         let chain = transaction?.originalTransactionId ?? renewal?.originalTransactionId
         let stream = chain.map(LedgerEventType.chainStream) ?? LedgerEventType.appStream(bundleId ?? "unknown")
         let key = "notification:" + (payload.notificationUUID ?? Self.sha256(body))
-        let result = try await record(
+        // The fact and the links its appAccountToken claims commit together: a webhook answered 200
+        // never leaves a recorded purchase without the owner it names.
+        return try await record(
             fact, type: LedgerEventType.notificationV2, stream: stream, dedupeKey: key,
-            metadata: EventMetadata(receivedAt: now, context: context, facts: verified.notification.facts)
+            metadata: EventMetadata(receivedAt: now, context: context, facts: verified.notification.facts),
+            context: context, claims: appAccountTokenClaims(in: fact)
         )
-        if !result.isDuplicate { try await linkAppAccountTokens(in: fact, context: context) }
-        return result
     }
 
     /// Records an App Store Server Notification V1 after checking its password in constant time.
@@ -106,7 +107,7 @@ public final class SubscriptionLedger: Sendable {
         return try await record(
             fact, type: LedgerEventType.notificationV1, stream: LedgerEventType.chainStream(chain),
             dedupeKey: "notification-v1:" + Self.sha256(body),
-            metadata: EventMetadata(receivedAt: now, context: context)
+            metadata: EventMetadata(receivedAt: now, context: context), context: context
         )
     }
 
@@ -141,10 +142,16 @@ public final class SubscriptionLedger: Sendable {
             fact, type: LedgerEventType.transaction,
             stream: LedgerEventType.chainStream(transaction.originalTransactionId),
             dedupeKey: "transaction:\(transaction.transactionId):\(transaction.assertedAt)" + (renewals.first.map { ":\($0.assertedAt)" } ?? ""),
-            metadata: EventMetadata(receivedAt: now, context: context, facts: verified.facts)
+            metadata: EventMetadata(receivedAt: now, context: context, facts: verified.facts), context: context
         )
         _ = try await link(userId: userId, originalTransactionId: transaction.originalTransactionId, source: "submit", context: context)
-        try await linkAppAccountTokens(in: fact, context: context, except: userId)
+        for claim in appAccountTokenClaims(in: fact, except: userId) {
+            do {
+                _ = try await link(userId: claim.userId, originalTransactionId: claim.chain, source: "app_account_token", context: context)
+            } catch let error as LedgerError where error.code == .linkConflict {
+                logger.info("appAccountToken claim refused", metadata: ["chain": "\(claim.chain)", "user": "\(claim.userId)"])
+            }
+        }
         return try await entitlements(userId: userId, at: clock.now())
     }
 
@@ -183,7 +190,7 @@ public final class SubscriptionLedger: Sendable {
         _ = try await record(
             fact, type: LedgerEventType.receiptValidated, stream: LedgerEventType.userStream(userId),
             dedupeKey: "receipt:\(userId):" + Self.sha256(identity),
-            metadata: EventMetadata(receivedAt: now, context: context)
+            metadata: EventMetadata(receivedAt: now, context: context), context: context
         )
         for chain in Set(transactions.map(\.originalTransactionId)).sorted() {
             _ = try await link(userId: userId, originalTransactionId: chain, source: "submit", context: context)
@@ -191,8 +198,17 @@ public final class SubscriptionLedger: Sendable {
         return try await entitlements(userId: userId, at: clock.now())
     }
 
-    /// Appends a fact and folds it into the read models in the same transaction.
-    func record(_ fact: AppleFact, type: String, stream: String, dedupeKey: String, metadata: EventMetadata) async throws -> IngestResult {
+    /// Appends a fact and folds it into the read models in the same transaction, with the links of
+    /// `claims` (chain → user) when the fact is new.
+    func record(
+        _ fact: AppleFact,
+        type: String,
+        stream: String,
+        dedupeKey: String,
+        metadata: EventMetadata,
+        context: IngestContext,
+        claims: [LinkClaim] = []
+    ) async throws -> IngestResult {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let event = NewEvent(type: type, data: try encoder.encode(fact), metadata: try encoder.encode(metadata), dedupeKey: dedupeKey)
@@ -200,12 +216,16 @@ public final class SubscriptionLedger: Sendable {
         let projector = self.projector
         let result = try await LedgerMetrics.database("append") {
             try await store.append(to: stream, [event], expectedVersion: .any) { result, transaction in
-            guard let appended = result?.events.first, !appended.isDuplicate else { return }
-            let projectable = ProjectableEvent(
-                eventID: appended.eventID.lowercaseString, position: appended.position,
-                recordedAt: recordedAt, body: .fact(fact)
-            )
-            try await projector.apply(projectable, to: TransactionDocuments(transaction: transaction))
+                guard let appended = result?.events.first, !appended.isDuplicate else { return }
+                let documents = TransactionDocuments(transaction: transaction)
+                let projectable = ProjectableEvent(
+                    eventID: appended.eventID.lowercaseString, position: appended.position,
+                    recordedAt: recordedAt, body: .fact(fact)
+                )
+                try await projector.apply(projectable, to: documents)
+                for claim in claims {
+                    try await self.claim(claim, context: context, in: transaction, documents: documents)
+                }
             }
         }
         guard let appended = result.events.first else {
@@ -214,22 +234,17 @@ public final class SubscriptionLedger: Sendable {
         return IngestResult(isDuplicate: appended.isDuplicate, eventID: appended.eventID.lowercaseString, position: appended.position)
     }
 
-    /// Claims chains for the users named by their transactions' `appAccountToken`, when enabled.
-    func linkAppAccountTokens(in fact: AppleFact, context: IngestContext, except userId: String? = nil) async throws {
-        guard configuration.linkAppAccountToken else { return }
+    /// The chains the users named by the fact's `appAccountToken`s claim (when enabled), one claim per
+    /// chain, in chain order.
+    func appAccountTokenClaims(in fact: AppleFact, except userId: String? = nil) -> [LinkClaim] {
+        guard configuration.linkAppAccountToken else { return [] }
         var claims: [String: String] = [:]
         for transaction in fact.transactions {
             if let token = transaction.appAccountToken, !token.isEmpty, token != userId {
                 claims[transaction.originalTransactionId] = token
             }
         }
-        for (chain, user) in claims.sorted(by: { $0.key < $1.key }) {
-            do {
-                _ = try await link(userId: user, originalTransactionId: chain, source: "app_account_token", context: context)
-            } catch let error as LedgerError where error.code == .linkConflict {
-                logger.info("appAccountToken claim refused", metadata: ["chain": "\(chain)", "user": "\(user)"])
-            }
-        }
+        return claims.sorted { $0.key < $1.key }.map { LinkClaim(chain: $0.key, userId: $0.value, source: "app_account_token") }
     }
 
     static func milliseconds(_ date: Date) -> Int64 {

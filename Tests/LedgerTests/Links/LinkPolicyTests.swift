@@ -1,5 +1,7 @@
 import AppStoreTesting
 import AppStore
+import EventStore
+import EventStoreTesting
 import Foundation
 import Ledger
 import Testing
@@ -50,6 +52,55 @@ struct LinkPolicyTests {
             // A renewal with the same token does not record the claim again.
             try await h.notify(.didRenew, transaction: H.transaction("1001", purchased: 30, expires: 60, token: token), at: 30)
             #expect(try await h.store.readStream("user-\(token)").count == 1)
+        }
+    }
+
+    /// The notification and the link its token implies are one transaction: same transaction id
+    /// in PostgreSQL, and a new token on the chain transfers it under `transfer`.
+    @Test(arguments: TestDatabases.dialects)
+    func aTokenClaimCommitsWithItsNotificationAndTransfersUnderTransfer(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect: dialect, policy: .transfer) { h in
+            let first = try await h.notify(.subscribed, .initialBuy, transaction: H.transaction("1000", purchased: 0, expires: 30, token: "alice"), at: 0)
+            let log = try await readLog(h.store, atLeast: 2).events
+            #expect(log.map(\.type) == ["apple.notification.v2", "user.linked"])
+            #expect(log[0].position == first.position)
+            #expect(log[0].cursor.transaction == log[1].cursor.transaction)
+
+            try await h.notify(.didRenew, transaction: H.transaction("1001", purchased: 30, expires: 60, token: "bob"), at: 30)
+            #expect(try await h.store.readStream("user-alice").map(\.type) == ["user.linked", "user.unlinked"])
+            let bobLink = try #require(try await h.store.readStream("user-bob").first)
+            let decoded = try JSONDecoder().decode(UserLink.self, from: bobLink.data)
+            #expect(decoded.outcome == .transferred)
+            #expect(decoded.previousUserId == "alice")
+            #expect(decoded.source == "app_account_token")
+            #expect(try await h.entitlement("pro", of: "bob", at: 31)?.active == true)
+            #expect(try await h.ledger.entitlements(userId: "alice", at: Day.date(31)).subscriptions.isEmpty)
+        }
+    }
+
+    /// Under `keep`, a token naming another user is recorded as rejected, and the notification itself
+    /// is still recorded and answered: Apple's fact does not depend on our linking policy.
+    @Test(arguments: TestDatabases.dialects)
+    func aRefusedTokenClaimIsRecordedAndTheNotificationStillLands(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect: dialect, policy: .keep) { h in
+            try await h.submit(user: "alice", H.transaction("1000", purchased: 0, expires: 30), at: 0)
+            h.clock.set(Day.date(30))
+            let jws = try h.pki.signNotification(
+                type: .didRenew, bundleId: H.bundleId, environment: .sandbox,
+                transaction: H.transaction("1001", purchased: 30, expires: 60, token: "mallory"), signedDate: Day.apple(30)
+            )
+            let body = try TestPKI.notificationBody(signedPayload: jws)
+            let renewal = try await h.ledger.ingestNotificationV2(body: body, context: IngestContext(source: "test"))
+            #expect(!renewal.isDuplicate)
+            let refused = try #require(try await h.store.readStream("user-mallory").first)
+            #expect(try JSONDecoder().decode(UserLink.self, from: refused.data).outcome == .rejected)
+            #expect(try await h.entitlement("pro", of: "alice", at: 31)?.expiresAt == Day.date(60))
+            #expect(try await h.ledger.entitlements(userId: "mallory", at: Day.date(31)).entitlements.isEmpty)
+            // Apple retries the same body: a duplicate, and no second claim.
+            let retry = try await h.ledger.ingestNotificationV2(body: body, context: IngestContext(source: "test"))
+            #expect(retry.isDuplicate)
+            #expect(retry.position == renewal.position)
+            #expect(try await h.store.readStream("user-mallory").count == 1)
         }
     }
 

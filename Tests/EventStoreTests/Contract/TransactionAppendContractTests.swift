@@ -1,0 +1,63 @@
+import EventStore
+import EventStoreTesting
+import Foundation
+import Testing
+
+/// Appends made from inside another append's transaction (a fact and the link it implies).
+@Suite("Event store contract: appends inside an append's transaction")
+struct TransactionAppendContractTests {
+    @Test(arguments: TestDatabases.dialects)
+    func eventsAppendedInsideCommitWithTheOuterAppend(_ dialect: StorageDialect) async throws {
+        try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
+            let store = fixture.store
+            _ = try await store.append(to: "user-a", event("user.linked", ["n": 0]), expectedVersion: .any)
+            let outer = try await store.append(to: "chain-1", [event("fact", ["n": 1])], expectedVersion: .any) { _, transaction in
+                let first = try await transaction.append(to: "user-a", [event("user.linked", ["n": 2])], expectedVersion: .exact(1))
+                #expect(first.streamVersion == 2)
+                let deduped = event("user.unlinked", ["n": 3], dedupeKey: "unlink:x")
+                let second = try await transaction.append(to: "user-b", [deduped], expectedVersion: .noStream)
+                #expect(second.events.map(\.isDuplicate) == [false])
+                // The same dedupe key again, in the same transaction: a no-op.
+                let again = try await transaction.append(to: "user-b", [event("user.unlinked", ["n": 4], dedupeKey: "unlink:x")], expectedVersion: .any)
+                #expect(again.events.map(\.isDuplicate) == [true])
+                #expect(again.events.first?.eventID == deduped.eventID)
+            }
+            #expect(outer.streamVersion == 1)
+            #expect(try await store.readStream("user-a").map(\.streamVersion) == [1, 2])
+            #expect(try await store.readStream("user-b").map(\.type) == ["user.unlinked"])
+            // One transaction: in PostgreSQL the three events share its id; in log order.
+            let all = try await readLog(store, atLeast: 4).events
+            #expect(all.map(\.streamID) == ["user-a", "chain-1", "user-a", "user-b"])
+            #expect(Set(all.dropFirst().map(\.cursor.transaction)).count == 1)
+            // The hash chain of a stream written from both places stays whole.
+            let audit = try await store.audit(progress: nil)
+            #expect(audit.isIntact)
+        }
+    }
+
+    @Test(arguments: TestDatabases.dialects)
+    func aFailureAfterwardsRollsBackEveryAppendOfTheTransaction(_ dialect: StorageDialect) async throws {
+        struct Refused: Error {}
+        try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
+            let store = fixture.store
+            await #expect(throws: Refused.self) {
+                _ = try await store.append(to: "chain-1", [event("fact", ["n": 1])], expectedVersion: .any) { _, transaction in
+                    _ = try await transaction.append(to: "user-a", [event("user.linked", ["n": 2])], expectedVersion: .any)
+                    throw Refused()
+                }
+            }
+            #expect(try await store.eventCount() == 0)
+            #expect(try await store.streamVersion("user-a") == 0)
+            // A version conflict inside is typed and also leaves nothing behind.
+            await #expect(throws: EventStoreError.self) {
+                _ = try await store.append(to: "chain-1", [event("fact", ["n": 1])], expectedVersion: .any) { _, transaction in
+                    _ = try await transaction.append(to: "user-a", [event("user.linked", ["n": 2])], expectedVersion: .exact(3))
+                }
+            }
+            #expect(try await store.eventCount() == 0)
+            // The streams work as before afterwards (no stale head remembered from the rolled-back write).
+            _ = try await store.append(to: "user-a", event("user.linked", ["n": 5]), expectedVersion: .noStream)
+            #expect(try await store.readStream("user-a").map(\.streamVersion) == [1])
+        }
+    }
+}
