@@ -34,6 +34,21 @@ struct PostgresProjectionTransaction: ProjectionTransaction {
         return nil
     }
 
+    func lockAndRead(_ documents: [DocumentKey]) async throws -> [Data?] {
+        guard !documents.isEmpty else { return [] }
+        var found = [Data?](repeating: nil, count: documents.count)
+        for try await row in try await connection.execute(LockAndReadDocumentsStatement(documents: documents), logger: logger) {
+            let index = Int(row.index) - 1
+            if found.indices.contains(index) { found[index] = row.data }
+        }
+        return found
+    }
+
+    func putDocuments(_ documents: [ProjectionDocument]) async throws {
+        guard !documents.isEmpty else { return }
+        for try await _ in try await connection.execute(PutDocumentsStatement(documents: documents), logger: logger) {}
+    }
+
     func lock(model: String, key: String) async throws {
         for try await _ in try await connection.execute(LockDocumentStatement(model: model, key: key), logger: logger) {}
     }

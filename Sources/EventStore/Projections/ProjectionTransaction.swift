@@ -16,6 +16,11 @@ public protocol ProjectionTransaction: Sendable {
     func lock(model: String, key: String) async throws
     /// Takes the lock on `(model, key)`, then reads the document as the lock's last holder left it.
     func lockAndRead(model: String, key: String) async throws -> Data?
+    /// Takes the locks on several documents in the given order, then reads them all (one round trip
+    /// in PostgreSQL); nil for a document that does not exist.
+    func lockAndRead(_ documents: [DocumentKey]) async throws -> [Data?]
+    /// Creates or replaces several documents with distinct keys (one round trip in PostgreSQL).
+    func putDocuments(_ documents: [ProjectionDocument]) async throws
     /// Appends events to a stream inside this transaction, with the same deduplication and stream
     /// versions as `EventStore.append`: they commit or roll back with everything else in it, so a
     /// fact and the events it implies (a link) land together or not at all.
@@ -26,5 +31,21 @@ extension ProjectionTransaction {
     public func lockAndRead(model: String, key: String) async throws -> Data? {
         try await lock(model: model, key: key)
         return try await document(model: model, key: key)
+    }
+
+    /// One document at a time, for stores where a statement costs no round trip (SQLite).
+    public func lockAndRead(_ documents: [DocumentKey]) async throws -> [Data?] {
+        var found: [Data?] = []
+        for document in documents {
+            found.append(try await lockAndRead(model: document.model, key: document.key))
+        }
+        return found
+    }
+
+    /// One document at a time, for stores where a statement costs no round trip (SQLite).
+    public func putDocuments(_ documents: [ProjectionDocument]) async throws {
+        for document in documents {
+            try await putDocument(model: document.model, key: document.key, data: document.data)
+        }
     }
 }

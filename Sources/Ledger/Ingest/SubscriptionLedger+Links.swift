@@ -46,12 +46,17 @@ extension SubscriptionLedger {
         let checkOwner = type == LedgerEventType.userLinked
         let result = try await store.append(to: LedgerEventType.userStream(link.userId), [event], expectedVersion: .any) { result, transaction in
             guard let appended = result?.events.first, !appended.isDuplicate else { return }
-            let documents = TransactionDocuments(transaction: transaction)
-            if checkOwner {
-                let owner = try await documents.lockAndReadOwner(chain: link.originalTransactionId)?.userId
-                guard owner == expectedOwner else { throw LinkRaced() }
+            let touched = [
+                DocumentKey(model: ReadModel.chainOwner, key: link.originalTransactionId),
+                DocumentKey(model: ReadModel.userEntitlements, key: link.userId),
+            ]
+            try await TransactionDocuments.withDocuments(transaction, prefetch: touched) { documents in
+                if checkOwner {
+                    let owner = try await documents.lockAndReadOwner(chain: link.originalTransactionId)?.userId
+                    guard owner == expectedOwner else { throw LinkRaced() }
+                }
+                try await projector.apply(Self.projectable(link, appended, now: now), to: documents)
             }
-            try await projector.apply(Self.projectable(link, appended, now: now), to: documents)
         }
         return result.events.first?.eventID.lowercaseString ?? ""
     }
@@ -140,7 +145,10 @@ extension SubscriptionLedger {
             let projectable = ProjectableEvent(
                 eventID: appended.eventID.lowercaseString, position: appended.position, recordedAt: recordedAt, body: body
             )
-            try await projector.apply(projectable, to: TransactionDocuments(transaction: transaction))
+            let touched = [DocumentKey(model: ReadModel.userEntitlements, key: record.userId)]
+            try await TransactionDocuments.withDocuments(transaction, prefetch: touched) { documents in
+                try await projector.apply(projectable, to: documents)
+            }
         }
     }
 }

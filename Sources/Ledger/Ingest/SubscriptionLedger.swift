@@ -217,14 +217,15 @@ public final class SubscriptionLedger: Sendable {
         let result = try await LedgerMetrics.database("append") {
             try await store.append(to: stream, [event], expectedVersion: .any) { result, transaction in
                 guard let appended = result?.events.first, !appended.isDuplicate else { return }
-                let documents = TransactionDocuments(transaction: transaction)
-                let projectable = ProjectableEvent(
-                    eventID: appended.eventID.lowercaseString, position: appended.position,
-                    recordedAt: recordedAt, body: .fact(fact)
-                )
-                try await projector.apply(projectable, to: documents)
-                for claim in claims {
-                    try await self.claim(claim, context: context, in: transaction, documents: documents)
+                try await TransactionDocuments.withDocuments(transaction, prefetch: Self.documents(touchedBy: fact, claims: claims)) { documents in
+                    let projectable = ProjectableEvent(
+                        eventID: appended.eventID.lowercaseString, position: appended.position,
+                        recordedAt: recordedAt, body: .fact(fact)
+                    )
+                    try await projector.apply(projectable, to: documents)
+                    for claim in claims {
+                        try await self.claim(claim, context: context, in: transaction, documents: documents)
+                    }
                 }
             }
         }
@@ -232,6 +233,15 @@ public final class SubscriptionLedger: Sendable {
             throw EventStoreError(.databaseError, "append returned no outcome")
         }
         return IngestResult(isDuplicate: appended.isDuplicate, eventID: appended.eventID.lowercaseString, position: appended.position)
+    }
+
+    /// The documents recording a fact and its claims will lock: chains, then owners, then users (one
+    /// order everywhere, so two ingests cannot wait on each other's locks).
+    static func documents(touchedBy fact: AppleFact, claims: [LinkClaim]) -> [DocumentKey] {
+        let chains = Set(fact.transactions.map(\.originalTransactionId) + fact.renewals.map(\.originalTransactionId)).sorted()
+        return chains.map { DocumentKey(model: ReadModel.subscriptionState, key: $0) }
+            + claims.map { DocumentKey(model: ReadModel.chainOwner, key: $0.chain) }
+            + claims.map { DocumentKey(model: ReadModel.userEntitlements, key: $0.userId) }
     }
 
     /// The chains the users named by the fact's `appAccountToken`s claim (when enabled), one claim per

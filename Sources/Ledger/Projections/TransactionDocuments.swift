@@ -1,0 +1,125 @@
+import EventStore
+import Foundation
+import Synchronization
+
+/// Read models inside the store's transaction, as a unit of work.
+///
+/// Each document is locked and read once per transaction (several at once with `prefetch`), changed
+/// in memory, and every changed document is written by `flush` in one statement. In PostgreSQL each
+/// statement is a round trip, so an ingest that touches a chain, its owner and a user costs two
+/// instead of six. Use `withDocuments`, which flushes when the projection is done.
+final class TransactionDocuments: LedgerDocuments {
+    let transaction: any ProjectionTransaction
+
+    private struct State {
+        /// Documents locked and read in this transaction, as they stand now (nil: none yet).
+        var read: [DocumentKey: Data?] = [:]
+        /// Documents locked without being read (the owner lock a link takes).
+        var locked: Set<DocumentKey> = []
+        /// Changed documents, in the order of their first change.
+        var changed: [DocumentKey] = []
+    }
+
+    private let state = Mutex(State())
+
+    init(transaction: any ProjectionTransaction) {
+        self.transaction = transaction
+    }
+
+    /// Runs a projection over the transaction's documents, then writes what it changed.
+    static func withDocuments(
+        _ transaction: any ProjectionTransaction,
+        prefetch: [DocumentKey] = [],
+        _ body: (TransactionDocuments) async throws -> Void
+    ) async throws {
+        let documents = TransactionDocuments(transaction: transaction)
+        try await documents.prefetch(prefetch)
+        try await body(documents)
+        try await documents.flush()
+    }
+
+    /// Locks and reads, in one round trip and in the given order, the documents not already held.
+    func prefetch(_ keys: [DocumentKey]) async throws {
+        var seen: Set<DocumentKey> = []
+        let missing = state.withLock { state in
+            keys.filter { state.read[$0] == nil && !state.locked.contains($0) && seen.insert($0).inserted }
+        }
+        guard !missing.isEmpty else { return }
+        let found = try await transaction.lockAndRead(missing)
+        state.withLock { state in
+            for (key, data) in zip(missing, found) { state.read[key] = .some(data) }
+        }
+    }
+
+    /// Writes every changed document in one statement.
+    func flush() async throws {
+        let documents = state.withLock { state -> [ProjectionDocument] in
+            let changed = state.changed.compactMap { key in
+                state.read[key].flatMap { $0 }.map { ProjectionDocument(model: key.model, key: key.key, data: $0) }
+            }
+            state.changed.removeAll()
+            return changed
+        }
+        try await transaction.putDocuments(documents)
+    }
+
+    /// The document as this transaction sees it, locked.
+    private func lockAndRead(_ key: DocumentKey) async throws -> Data? {
+        if let cached = state.withLock({ $0.read[key] }) { return cached }
+        let held = state.withLock { $0.locked.contains(key) }
+        let data = held
+            ? try await transaction.document(model: key.model, key: key.key)
+            : try await transaction.lockAndRead(model: key.model, key: key.key)
+        state.withLock { $0.read[key] = .some(data) }
+        return data
+    }
+
+    private func write(_ data: Data, _ key: DocumentKey) {
+        state.withLock { state in
+            if !state.changed.contains(key) { state.changed.append(key) }
+            state.read[key] = .some(data)
+        }
+    }
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }()
+
+    /// The chain's owner, read under the owner document's lock.
+    func lockAndReadOwner(chain: String) async throws -> OwnerDocument? {
+        try await lockAndRead(DocumentKey(model: ReadModel.chainOwner, key: chain))
+            .map { try JSONDecoder().decode(OwnerDocument.self, from: $0) }
+    }
+
+    func putOwner(_ document: OwnerDocument, chain id: String) async throws {
+        write(try Self.encoder.encode(document), DocumentKey(model: ReadModel.chainOwner, key: id))
+    }
+
+    func lock(model: String, key: String) async throws {
+        let key = DocumentKey(model: model, key: key)
+        let held = state.withLock { $0.read[key] != nil || $0.locked.contains(key) }
+        guard !held else { return }
+        try await transaction.lock(model: key.model, key: key.key)
+        state.withLock { _ = $0.locked.insert(key) }
+    }
+
+    func updateChain(_ id: String, _ change: (inout ChainDocument) -> Void) async throws {
+        let key = DocumentKey(model: ReadModel.subscriptionState, key: id)
+        var document = try await lockAndRead(key)
+            .map { try ChainDocument.decode(from: $0, decoder: JSONDecoder()) }
+            ?? ChainDocument(state: ChainState(originalTransactionId: id), position: 0)
+        change(&document)
+        write(document.encodedJSON(), key)
+    }
+
+    func updateUser(_ id: String, _ change: (inout UserDocument) -> Void) async throws {
+        let key = DocumentKey(model: ReadModel.userEntitlements, key: id)
+        var document = try await lockAndRead(key)
+            .map { try JSONDecoder().decode(UserDocument.self, from: $0) }
+            ?? UserDocument(state: UserState(userId: id), position: 0)
+        change(&document)
+        write(try Self.encoder.encode(document), key)
+    }
+}
