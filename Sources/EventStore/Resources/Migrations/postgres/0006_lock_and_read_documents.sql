@@ -8,9 +8,11 @@ BEGIN
     FOR i IN 1 .. coalesce(array_length(p_keys, 1), 0) LOOP
         PERFORM pg_advisory_xact_lock(hashtextextended(p_models[i] || '/' || p_keys[i], 0));
     END LOOP;
+    -- A subquery per document keeps each a primary-key lookup: a join was planned as a hash join
+    -- over the whole table.
     RETURN QUERY
-        SELECT named.ordinality::integer, p.data
-        FROM unnest(p_models, p_keys) WITH ORDINALITY AS named(model, key, ordinality)
-        LEFT JOIN projections p ON p.model = named.model AND p.key = named.key;
+        SELECT named.ordinality::integer,
+               (SELECT p.data FROM projections p WHERE p.model = named.model AND p.key = named.key)
+        FROM unnest(p_models, p_keys) WITH ORDINALITY AS named(model, key, ordinality);
 END
 $$;
