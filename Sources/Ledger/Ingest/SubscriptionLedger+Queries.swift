@@ -10,7 +10,7 @@ extension SubscriptionLedger {
     /// The user's read model, or an empty one for a user the ledger has never seen.
     private func userDocument(_ userId: String) async throws -> UserDocument {
         try await store.document(model: ReadModel.userEntitlements, key: userId)
-            .map { try JSONDecoder().decode(UserDocument.self, from: $0) }
+            .map { try UserDocument.decode(from: $0, decoder: JSONDecoder()) }
             ?? UserDocument(state: UserState(userId: userId), position: 0)
     }
 
@@ -23,7 +23,7 @@ extension SubscriptionLedger {
         ) else {
             return evaluator.evaluate(user: UserState(userId: userId), chains: [], at: at, position: 0)
         }
-        let user = try decoder.decode(UserDocument.self, from: read.data)
+        let user = try UserDocument.decode(from: read.data, decoder: decoder)
         var chains: [ChainState] = []
         var position = user.position
         for related in read.related {

@@ -117,9 +117,9 @@ final class TransactionDocuments: LedgerDocuments {
     func updateUser(_ id: String, _ change: (inout UserDocument) -> Void) async throws {
         let key = DocumentKey(model: ReadModel.userEntitlements, key: id)
         var document = try await lockAndRead(key)
-            .map { try JSONDecoder().decode(UserDocument.self, from: $0) }
+            .map { try UserDocument.decode(from: $0, decoder: JSONDecoder()) }
             ?? UserDocument(state: UserState(userId: id), position: 0)
         change(&document)
-        write(try Self.encoder.encode(document), key)
+        write(try document.encodedJSON(fallback: Self.encoder), key)
     }
 }
