@@ -106,20 +106,30 @@ final class TransactionDocuments: LedgerDocuments {
     }
 
     func updateChain(_ id: String, _ change: (inout ChainDocument) -> Void) async throws {
-        let key = DocumentKey(model: ReadModel.subscriptionState, key: id)
-        var document = try await lockAndRead(key)
-            .map { try ChainDocument.decode(from: $0, decoder: JSONDecoder()) }
-            ?? ChainDocument(state: ChainState(originalTransactionId: id), position: 0)
-        change(&document)
-        write(document.encodedJSON(), key)
+        try await update(
+            DocumentKey(model: ReadModel.subscriptionState, key: id),
+            empty: ChainDocument(state: ChainState(originalTransactionId: id), position: 0),
+            change, encode: { $0.encodedJSON() }
+        )
     }
 
     func updateUser(_ id: String, _ change: (inout UserDocument) -> Void) async throws {
-        let key = DocumentKey(model: ReadModel.userEntitlements, key: id)
-        var document = try await lockAndRead(key)
-            .map { try UserDocument.decode(from: $0, decoder: JSONDecoder()) }
-            ?? UserDocument(state: UserState(userId: id), position: 0)
+        try await update(
+            DocumentKey(model: ReadModel.userEntitlements, key: id),
+            empty: UserDocument(state: UserState(userId: id), position: 0),
+            change, encode: { try $0.encodedJSON(fallback: Self.encoder) }
+        )
+    }
+
+    /// Reads (or starts empty), changes and keeps a document for `flush`.
+    private func update<Document: ScannedDocument>(
+        _ key: DocumentKey,
+        empty: @autoclosure () -> Document,
+        _ change: (inout Document) -> Void,
+        encode: (Document) throws -> Data
+    ) async throws {
+        var document = try await lockAndRead(key).map { try Document.decode(from: $0, decoder: JSONDecoder()) } ?? empty()
         change(&document)
-        write(try document.encodedJSON(fallback: Self.encoder), key)
+        write(try encode(document), key)
     }
 }

@@ -1,19 +1,8 @@
 import Foundation
 
-extension ChainDocument {
-    /// Decodes a stored chain document, by `JSONScanner` when the text has the shape `JSONWriter` and
-    /// `JSONEncoder` write and by `JSONDecoder` otherwise. Every entitlement read decodes its chains.
-    static func decode(from data: Data, decoder: JSONDecoder) throws -> ChainDocument {
-        if let document = scanned(from: data) { return document }
-        return try decoder.decode(ChainDocument.self, from: data)
-    }
-
-    /// The document read by `JSONScanner`, or nil if the text is not in the expected shape.
-    static func scanned(from data: Data) -> ChainDocument? {
-        data.withUnsafeBytes { bytes -> ChainDocument? in
-            var scanner = JSONScanner(bytes)
-            return try? scanner.readChainDocument()
-        }
+extension ChainDocument: ScannedDocument {
+    static func read(from scanner: inout JSONScanner) throws(JSONScanner.Unexpected) -> ChainDocument {
+        try scanner.readChainDocument()
     }
 }
 

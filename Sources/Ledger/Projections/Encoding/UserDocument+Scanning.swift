@@ -1,19 +1,8 @@
 import Foundation
 
-extension UserDocument {
-    /// Decodes a stored user document, by `JSONScanner` when it has the shape `encodedJSON` writes
-    /// without grants and by `JSONDecoder` otherwise. Every entitlement read decodes one.
-    static func decode(from data: Data, decoder: JSONDecoder) throws -> UserDocument {
-        if let document = scanned(from: data) { return document }
-        return try decoder.decode(UserDocument.self, from: data)
-    }
-
-    /// The document read by `JSONScanner`, or nil if the text is not in the expected shape.
-    static func scanned(from data: Data) -> UserDocument? {
-        data.withUnsafeBytes { bytes -> UserDocument? in
-            var scanner = JSONScanner(bytes)
-            return try? scanner.readUserDocument()
-        }
+extension UserDocument: ScannedDocument {
+    static func read(from scanner: inout JSONScanner) throws(JSONScanner.Unexpected) -> UserDocument {
+        try scanner.readUserDocument()
     }
 }
 
