@@ -235,8 +235,9 @@ public final class SubscriptionLedger: Sendable {
         return IngestResult(isDuplicate: appended.isDuplicate, eventID: appended.eventID.lowercaseString, position: appended.position)
     }
 
-    /// The documents recording a fact and its claims will lock: chains, then owners, then users (one
-    /// order everywhere, so two ingests cannot wait on each other's locks).
+    /// The documents recording a fact and its claims will lock, in the order every path takes them:
+    /// chains, then owners, then users. That keeps lock cycles between ingests rare; PostgreSQL breaks
+    /// the rare one (a transfer also locks the previous owner's document) and the append retries.
     static func documents(touchedBy fact: AppleFact, claims: [LinkClaim]) -> [DocumentKey] {
         let chains = Set(fact.transactions.map(\.originalTransactionId) + fact.renewals.map(\.originalTransactionId)).sorted()
         return chains.map { DocumentKey(model: ReadModel.subscriptionState, key: $0) }
