@@ -3,18 +3,11 @@ import Logging
 import PostgresNIO
 
 /// Read-model access on the connection of an open PostgreSQL transaction.
-struct PostgresProjectionTransaction: ProjectionTransaction {
+struct PostgresProjectionTransaction: AppendingTransaction {
     let connection: PostgresConnection
     let logger: Logger
     /// Appends on this connection's open transaction; nil outside a transaction.
-    var appendEvents: (@Sendable (String, [NewEvent], ExpectedVersion) async throws -> AppendResult)?
-
-    func append(to stream: String, _ events: [NewEvent], expectedVersion: ExpectedVersion) async throws -> AppendResult {
-        guard let appendEvents else {
-            throw EventStoreError(.databaseError, "appending needs a write transaction, not a read")
-        }
-        return try await appendEvents(stream, events, expectedVersion)
-    }
+    var appendEvents: AppendInTransaction?
 
     func document(model: String, key: String) async throws -> Data? {
         for try await data in try await connection.execute(ReadDocumentStatement(model: model, key: key), logger: logger) {

@@ -101,8 +101,8 @@ enum PostgresSQL {
 
     /// The documents of model $1 with keys $2 (part 0) and, for each, the documents of model $4 named
     /// by the keys of its object at path $3 (part 1, with the naming document's key; null data where a
-    /// named one does not exist), in one statement and so one snapshot. A
-    /// subquery per name keeps each a primary-key lookup whatever plan the prepared statement gets.
+    /// named one does not exist), in one statement and so one snapshot. A subquery per name keeps each
+    /// a primary-key lookup whatever plan the prepared statement gets.
     static let documentsWithRelated = """
         SELECT 0, key, key, data FROM projections WHERE model = $1 AND key = ANY($2)
         UNION ALL

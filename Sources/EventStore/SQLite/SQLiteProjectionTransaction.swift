@@ -2,25 +2,10 @@ import Foundation
 import SQLiteNIO
 
 /// Read-model access on SQLite's writer connection inside an open transaction.
-struct SQLiteProjectionTransaction: ProjectionTransaction {
+struct SQLiteProjectionTransaction: AppendingTransaction {
     let connection: SQLiteConnection
     /// Appends in the open write transaction; nil on the reader, which cannot write.
-    let appendEvents: (@Sendable (String, [NewEvent], ExpectedVersion) async throws -> AppendResult)?
-
-    init(
-        connection: SQLiteConnection,
-        appendEvents: (@Sendable (String, [NewEvent], ExpectedVersion) async throws -> AppendResult)? = nil
-    ) {
-        self.connection = connection
-        self.appendEvents = appendEvents
-    }
-
-    func append(to stream: String, _ events: [NewEvent], expectedVersion: ExpectedVersion) async throws -> AppendResult {
-        guard let appendEvents else {
-            throw EventStoreError(.databaseError, "appending needs the write transaction, not a read")
-        }
-        return try await appendEvents(stream, events, expectedVersion)
-    }
+    var appendEvents: AppendInTransaction?
 
     func document(model: String, key: String) async throws -> Data? {
         try await connection.query(SQLiteSQL.document, [.text(model), .text(key)])

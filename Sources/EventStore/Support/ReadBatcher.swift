@@ -37,7 +37,7 @@ final class ReadBatcher<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         self.load = load
     }
 
-    /// How many reads wait for a batch now (for tests and metrics).
+    /// How many reads wait for a batch now (tests use it to know a read has queued).
     var waitingCount: Int { state.withLock { $0.waiting.count } }
 
     /// The value for `key`, read in the first batch that starts after this call.

@@ -64,8 +64,7 @@ public final class SubscriptionLedger: Sendable {
         // never leaves a recorded purchase without the owner it names.
         return try await record(
             fact, type: LedgerEventType.notificationV2, stream: stream, dedupeKey: key,
-            metadata: EventMetadata(receivedAt: now, context: context, facts: verified.notification.facts),
-            context: context, claims: appAccountTokenClaims(in: fact)
+            receivedAt: now, context: context, facts: verified.notification.facts, claims: appAccountTokenClaims(in: fact)
         )
     }
 
@@ -106,8 +105,7 @@ public final class SubscriptionLedger: Sendable {
         )
         return try await record(
             fact, type: LedgerEventType.notificationV1, stream: LedgerEventType.chainStream(chain),
-            dedupeKey: "notification-v1:" + Self.sha256(body),
-            metadata: EventMetadata(receivedAt: now, context: context), context: context
+            dedupeKey: "notification-v1:" + Self.sha256(body), receivedAt: now, context: context
         )
     }
 
@@ -142,7 +140,7 @@ public final class SubscriptionLedger: Sendable {
             fact, type: LedgerEventType.transaction,
             stream: LedgerEventType.chainStream(transaction.originalTransactionId),
             dedupeKey: "transaction:\(transaction.transactionId):\(transaction.assertedAt)" + (renewals.first.map { ":\($0.assertedAt)" } ?? ""),
-            metadata: EventMetadata(receivedAt: now, context: context, facts: verified.facts), context: context
+            receivedAt: now, context: context, facts: verified.facts
         )
         _ = try await link(userId: userId, originalTransactionId: transaction.originalTransactionId, source: "submit", context: context)
         for claim in appAccountTokenClaims(in: fact, except: userId) {
@@ -189,8 +187,7 @@ public final class SubscriptionLedger: Sendable {
         )
         _ = try await record(
             fact, type: LedgerEventType.receiptValidated, stream: LedgerEventType.userStream(userId),
-            dedupeKey: "receipt:\(userId):" + Self.sha256(identity),
-            metadata: EventMetadata(receivedAt: now, context: context), context: context
+            dedupeKey: "receipt:\(userId):" + Self.sha256(identity), receivedAt: now, context: context
         )
         for chain in Set(transactions.map(\.originalTransactionId)).sorted() {
             _ = try await link(userId: userId, originalTransactionId: chain, source: "submit", context: context)
@@ -198,19 +195,21 @@ public final class SubscriptionLedger: Sendable {
         return try await entitlements(userId: userId, at: clock.now())
     }
 
-    /// Appends a fact and folds it into the read models in the same transaction, with the links of
-    /// `claims` (chain → user) when the fact is new.
+    /// Appends a fact received at `receivedAt` and folds it into the read models in the same
+    /// transaction, with the links of `claims` (chain → user) when the fact is new.
     func record(
         _ fact: AppleFact,
         type: String,
         stream: String,
         dedupeKey: String,
-        metadata: EventMetadata,
+        receivedAt: Date,
         context: IngestContext,
+        facts: VerificationFacts? = nil,
         claims: [LinkClaim] = []
     ) async throws -> IngestResult {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
+        let metadata = EventMetadata(receivedAt: receivedAt, context: context, facts: facts)
         let event = NewEvent(type: type, data: try encoder.encode(fact), metadata: try encoder.encode(metadata), dedupeKey: dedupeKey)
         let recordedAt = metadata.receivedAt
         let projector = self.projector

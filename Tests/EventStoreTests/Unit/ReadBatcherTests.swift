@@ -90,15 +90,35 @@ struct ReadBatcherTests {
         #expect(load.batches.withLock { $0 } == [[0], [7, 8], [9]])
     }
 
-    @Test func idleReadsGoAtOnceUpToTheLimitInFlight() async throws {
+    /// With two batches allowed in flight, a read goes at once while the first batch is stuck (the
+    /// first test shows a read waiting once every slot is busy).
+    @Test func aReadGoesAtOnceWhileABatchSlotIsFree() async throws {
         let load = GatedLoad()
-        let batcher = ReadBatcher<Int, String>(maxBatchesInFlight: 3, maxBatchSize: 100) { keys in
-            try await load.load(keys)
+        let batcher = ReadBatcher<Int, String>(maxBatchesInFlight: 2, maxBatchSize: 100) { try await load.load($0) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                let value = try await batcher.read(0)
+                #expect(value?.hasPrefix("v0@") == true)
+            }
+            while load.batches.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(1)) }
+            // The first batch is stuck at the gate; the second slot answers this read meanwhile.
+            let second = Mutex<String?>(nil)
+            group.addTask {
+                let value = try await batcher.read(1)
+                second.withLock { $0 = value }
+            }
+            for _ in 0..<2_000 where second.withLock({ $0 == nil }) {
+                try await Task.sleep(for: .milliseconds(1))
+            }
+            #expect(second.withLock { $0 } == "v1@2", "the second read waited for the stuck batch")
+            #expect(batcher.waitingCount == 0)
+            load.opener.yield()
+            try await group.waitForAll()
         }
-        load.opener.yield()
-        for key in 0..<5 {
+        // Idle again: each read goes alone, at once.
+        for key in 2..<4 {
             #expect(try await batcher.read(key)?.hasPrefix("v\(key)@") == true)
         }
-        #expect(load.batches.withLock { $0 } == [[0], [1], [2], [3], [4]])
+        #expect(load.batches.withLock { $0 } == [[0], [1], [2], [3]])
     }
 }
