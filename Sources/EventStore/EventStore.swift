@@ -36,6 +36,13 @@ public protocol EventStore: Sendable {
         inline: InlineProjection?
     ) async throws -> AppendResult
 
+    /// Runs `body` as one write transaction: the appends it makes through the transaction and the
+    /// documents it writes commit together or not at all, so several facts can share one commit.
+    ///
+    /// If a concurrent writer wins a race, the whole body runs again: it must act only through the
+    /// transaction it is given. An error it throws rolls everything back and is rethrown.
+    func transaction<T: Sendable>(_ body: (any ProjectionTransaction) async throws -> T) async throws -> T
+
     /// The events of one stream with version at or above `from`, in version order.
     func readStream(_ stream: String, from version: Int64, limit: Int?) async throws -> [RecordedEvent]
 

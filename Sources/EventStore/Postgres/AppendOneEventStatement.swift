@@ -4,11 +4,14 @@ import PostgresNIO
 
 /// The append of one event (every webhook and client submission) as a prepared statement: the server
 /// parses and plans it once per connection instead of on every append, which was much of
-/// PostgreSQL's work per append. Same compare-and-set on the stream head as `PostgresSQL.appendEvents`.
+/// PostgreSQL's work per append. Same compare-and-set on the stream head as `PostgresSQL.appendEvents`,
+/// and the dedupe check in the same statement.
 struct AppendOneEventStatement: PostgresPreparedStatement {
-    typealias Row = (position: Int64, streamVersion: Int64)
+    /// The written event, or (`isDuplicate`) the stored one with the same dedupe key and the version
+    /// of the stream appended to.
+    typealias Row = (isDuplicate: Bool, eventID: UUID, position: Int64, streamID: String, streamVersion: Int64, headVersion: Int64)
 
-    static let name = "subledger_append_one_event_v1"
+    static let name = "subledger_append_one_event_v2"
 
     static let sql = PostgresSQL.appendOneEvent
 
@@ -44,7 +47,6 @@ struct AppendOneEventStatement: PostgresPreparedStatement {
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-        let (position, version) = try row.decode((Int64, Int64).self)
-        return (position, version)
+        try row.decode((Bool, UUID, Int64, String, Int64, Int64).self)
     }
 }

@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import NIOSSL
 import PostgresNIO
+import Synchronization
 
 /// The production adapter: events in PostgreSQL through a postgres-nio connection pool.
 ///
@@ -188,10 +189,45 @@ public final class PostgresEventStore: EventStore {
 
     private struct RetryAppend: Error {}
 
+    public func transaction<T: Sendable>(_ body: (any ProjectionTransaction) async throws -> T) async throws -> T {
+        for attempt in 1... {
+            let appended = Mutex(false)
+            do {
+                let result = try await client.withTransaction(logger: logger) { connection in
+                    try await body(self.projectionTransaction(connection) { result in appended.withLock { $0 = $0 || !result.isDuplicate } })
+                }
+                if appended.withLock({ $0 }) {
+                    changes.notify()
+                    localAppends.notify()
+                }
+                return result
+            } catch {
+                switch Self.unwrap(error) {
+                case is RetryAppend:
+                    break
+                case let race as EventStoreError where race.code == .writeRace:
+                    break
+                case let other:
+                    throw other
+                }
+            }
+            if attempt >= 100 {
+                throw EventStoreError(.storageUnavailable, "a write transaction lost 100 races in a row; try again")
+            }
+            try await Task.sleep(for: .microseconds(Int.random(in: 0...(200 * min(attempt, 20)))))
+        }
+        throw EventStoreError(.storageUnavailable, "unreachable")
+    }
+
     /// Read models on a connection with an open transaction, which may also append to other streams.
-    private func projectionTransaction(_ connection: PostgresConnection) -> PostgresProjectionTransaction {
+    private func projectionTransaction(
+        _ connection: PostgresConnection,
+        onAppend: @escaping @Sendable (AppendResult) -> Void = { _ in }
+    ) -> PostgresProjectionTransaction {
         PostgresProjectionTransaction(connection: connection, logger: logger) { stream, events, expected in
-            try await self.appendInTransaction(connection, to: stream, events, expected: expected)
+            let result = try await self.appendInTransaction(connection, to: stream, events, expected: expected)
+            onAppend(result)
+            return result
         }
     }
 
@@ -207,8 +243,10 @@ public final class PostgresEventStore: EventStore {
         let keys = prepared.compactMap(\.event.dedupeKey)
         let recordedAt = Timestamp.micros(Timestamp.truncated(now()))
         // A guessed head that proves stale costs no error, so the fresh read can follow in the same
-        // transaction; a dedupe key goes straight to the fresh read, as a duplicate would abort it.
-        for optimistic in keys.isEmpty ? [true, false] : [false] {
+        // transaction. So does a stored duplicate of a lone event (its statement checks the key);
+        // other dedupe keys go straight to the fresh read, as a duplicate would abort the transaction.
+        let guessable = keys.isEmpty || Self.checksDuplicatesInStatement(prepared, expected)
+        for optimistic in guessable ? [true, false] : [false] {
             let outcome = try await attemptAppend(
                 connection, stream: stream, prepared: prepared, keys: keys,
                 expected: expected, recordedAt: recordedAt, optimistic: optimistic
@@ -217,6 +255,13 @@ public final class PostgresEventStore: EventStore {
             heads.forget(stream)
         }
         throw RetryAppend()
+    }
+
+    /// Whether the append statement alone decides duplicates: one event with no version to check (the
+    /// webhook and link case). Otherwise the duplicates are read first, because a stored duplicate
+    /// must win over a version conflict.
+    private static func checksDuplicatesInStatement(_ prepared: [PreparedEvent], _ expected: ExpectedVersion) -> Bool {
+        prepared.count == 1 && expected == .any
     }
 
     /// Whether an expectation implies the stream already has events, so guessing "empty" is pointless.
@@ -252,7 +297,7 @@ public final class PostgresEventStore: EventStore {
             }
         }
         var duplicates: [String: AppendedEvent] = [:]
-        if !keys.isEmpty && !optimistic {
+        if !keys.isEmpty && !optimistic && !Self.checksDuplicatesInStatement(prepared, expected) {
             var binds = PostgresBindings()
             binds.append(keys)
             for try await (key, id, position, streamID, version) in try await connection.query(
@@ -315,6 +360,15 @@ public final class PostgresEventStore: EventStore {
         }
         // No row: the compare-and-set on the head lost to another writer.
         guard let inserted else { return .retry }
+        if inserted.isDuplicate {
+            // Stored since the plan's duplicates were read (or they were left to the statement).
+            guard plan.outcomes.count == 1 else { return .retry }
+            let existing = AppendedEvent(
+                eventID: inserted.eventID, position: inserted.position, streamID: inserted.streamID,
+                streamVersion: inserted.streamVersion, isDuplicate: true
+            )
+            return .done(AppendResult(events: [existing], streamVersion: inserted.headVersion))
+        }
         heads.remember(plan.newHead, for: stream)
         return .done(plan.result(positions: [inserted.position]))
     }

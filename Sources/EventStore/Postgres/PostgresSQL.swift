@@ -39,11 +39,31 @@ enum PostgresSQL {
         RETURNING position, stream_version
         """
 
-    /// `appendEvents` for exactly one event, with scalar parameters, run as a prepared statement.
-    static let appendOneEvent = headCompareAndSetThenInsert + """
-        SELECT $5, $1, $6, $7, $8, $9, $10, 'epoch'::timestamptz + $11 * interval '1 microsecond', $12, $13
-        WHERE EXISTS (SELECT 1 FROM head)
-        RETURNING position, stream_version
+    /// `appendEvents` for exactly one event, run as a prepared statement, with the duplicate check
+    /// inside: an event whose dedupe key ($12) is stored comes back flagged (with its stream's
+    /// version) and nothing moves, so a stored duplicate costs no extra round trip and no aborted
+    /// transaction. No row: the compare-and-set on the head lost.
+    static let appendOneEvent = """
+        WITH existing AS (
+            SELECT event_id, position, stream_id, stream_version FROM events WHERE dedupe_key = $12
+        ), head AS (
+            INSERT INTO streams AS s (stream_id, version, head_hash)
+            SELECT $1, $2, $3 WHERE NOT EXISTS (SELECT 1 FROM existing)
+            ON CONFLICT (stream_id) DO UPDATE SET version = EXCLUDED.version, head_hash = EXCLUDED.head_hash
+            WHERE s.version = $4
+            RETURNING 1
+        ), inserted AS (
+            INSERT INTO events (event_id, stream_id, stream_version, type, schema_version, data, metadata,
+                                recorded_at, dedupe_key, hash)
+            SELECT $5, $1, $6, $7, $8, $9, $10, 'epoch'::timestamptz + $11 * interval '1 microsecond', $12, $13
+            WHERE EXISTS (SELECT 1 FROM head)
+            RETURNING event_id, position, stream_id, stream_version
+        )
+        SELECT false, event_id, position, stream_id, stream_version, stream_version FROM inserted
+        UNION ALL
+        SELECT true, e.event_id, e.position, e.stream_id, e.stream_version,
+               coalesce((SELECT version FROM streams WHERE stream_id = $1), 0)
+        FROM existing e
         """
 
     static let readStream = """

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import SQLiteNIO
+import Synchronization
 
 /// The embedded adapter: events in one SQLite file in WAL mode, the zero-configuration default.
 ///
@@ -129,11 +130,23 @@ public final class SQLiteEventStore: EventStore {
         return result
     }
 
+    public func transaction<T: Sendable>(_ body: (any ProjectionTransaction) async throws -> T) async throws -> T {
+        let appended = Mutex(false)
+        let transaction = projectionTransaction { result in appended.withLock { $0 = $0 || !result.isDuplicate } }
+        let result = try await writeTransaction { try await body(transaction) }
+        if appended.withLock({ $0 }) { changes.notify() }
+        return result
+    }
+
     /// The writer's view of the open write transaction, able to append to other streams in it.
-    private func projectionTransaction() -> SQLiteProjectionTransaction {
+    private func projectionTransaction(
+        onAppend: @escaping @Sendable (AppendResult) -> Void = { _ in }
+    ) -> SQLiteProjectionTransaction {
         SQLiteProjectionTransaction(connection: writer) { stream, events, expected in
             let prepared = try PreparedEvent.prepare(stream: stream, events)
-            return try await self.appendRows(to: stream, prepared: prepared, keys: prepared.compactMap(\.event.dedupeKey), expected: expected)
+            let result = try await self.appendRows(to: stream, prepared: prepared, keys: prepared.compactMap(\.event.dedupeKey), expected: expected)
+            onAppend(result)
+            return result
         }
     }
 

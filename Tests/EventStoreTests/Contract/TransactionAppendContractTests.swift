@@ -60,4 +60,69 @@ struct TransactionAppendContractTests {
             #expect(try await store.readStream("user-a").map(\.streamVersion) == [1])
         }
     }
+
+    /// `transaction` groups appends to several streams (group commit): they commit together, a key
+    /// seen earlier in it or already stored comes back as that event, and a failure undoes them all.
+    @Test(arguments: TestDatabases.dialects)
+    func aWriteTransactionCommitsAppendsToSeveralStreamsTogether(_ dialect: StorageDialect) async throws {
+        struct Refused: Error {}
+        try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
+            let store = fixture.store
+            let stored = try await store.append(to: "chain-0", event("fact", ["n": 0], dedupeKey: "k0"))
+            let first = event("fact", ["n": 1], dedupeKey: "k1")
+            let results = try await store.transaction { transaction in
+                [
+                    try await transaction.append(to: "chain-1", [first], expectedVersion: .any),
+                    try await transaction.append(to: "chain-2", [event("fact", ["n": 2], dedupeKey: "k2")], expectedVersion: .any),
+                    try await transaction.append(to: "chain-1", [event("fact", ["n": 3], dedupeKey: "k1")], expectedVersion: .any),
+                    try await transaction.append(to: "chain-3", [event("fact", ["n": 4], dedupeKey: "k0")], expectedVersion: .any),
+                    try await transaction.append(to: "chain-1", [event("fact", ["n": 5])], expectedVersion: .any),
+                ]
+            }
+            #expect(results.map(\.isDuplicate) == [false, false, true, true, false])
+            #expect(results[2].events.first?.eventID == first.eventID)
+            #expect(results[2].streamVersion == 1)
+            #expect(results[3].events.first?.eventID == stored.eventID)
+            #expect(results[3].events.first?.streamID == "chain-0")
+            #expect(results[3].streamVersion == 0)
+            #expect(results[4].streamVersion == 2)
+            let log = try await readLog(store, atLeast: 4).events
+            #expect(log.map(\.streamID) == ["chain-0", "chain-1", "chain-2", "chain-1"])
+            #expect(Set(log.dropFirst().map(\.cursor.transaction)).count == 1)
+            #expect(try await store.readStream("chain-3").isEmpty)
+
+            await #expect(throws: Refused.self) {
+                try await store.transaction { transaction in
+                    _ = try await transaction.append(to: "chain-4", [event("fact", ["n": 6])], expectedVersion: .any)
+                    _ = try await transaction.append(to: "chain-1", [event("fact", ["n": 7])], expectedVersion: .any)
+                    throw Refused()
+                }
+            }
+            #expect(try await store.eventCount() == 4)
+            #expect(try await store.streamVersion("chain-1") == 2)
+            #expect(try await store.audit(progress: nil).isIntact)
+        }
+    }
+
+    /// Write transactions racing over the same two streams all land, each stream a whole hash chain.
+    @Test(arguments: TestDatabases.dialects)
+    func concurrentWriteTransactionsOverTheSameStreamsAllLand(_ dialect: StorageDialect) async throws {
+        try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
+            let store = fixture.store
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<12 {
+                    group.addTask {
+                        try await store.transaction { transaction in
+                            _ = try await transaction.append(to: "chain-a", [event("fact", ["n": index])], expectedVersion: .any)
+                            _ = try await transaction.append(to: "chain-b", [event("fact", ["n": index], dedupeKey: "b\(index)")], expectedVersion: .any)
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await store.readStream("chain-a").map(\.streamVersion) == Array(1...12))
+            #expect(try await store.readStream("chain-b").map(\.streamVersion) == Array(1...12))
+            #expect(try await store.audit(progress: nil).isIntact)
+        }
+    }
 }
