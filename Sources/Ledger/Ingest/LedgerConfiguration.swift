@@ -16,6 +16,11 @@ public struct LedgerConfiguration: Sendable {
     public var sandboxGrants: Bool
     /// V1 notification shared secrets by bundle id.
     public var sharedSecrets: [String: String]
+    /// How many ingest transactions run at once; ingests arriving while all are busy wait and share
+    /// the next one (group commit). More lets more database connections work at once.
+    public var ingestBatchesInFlight: Int
+    /// The most facts one ingest transaction takes.
+    public var ingestBatchSize: Int
 
     /// Creates a configuration.
     public init(
@@ -23,12 +28,16 @@ public struct LedgerConfiguration: Sendable {
         linkPolicy: LinkPolicy = .transfer,
         linkAppAccountToken: Bool = true,
         sandboxGrants: Bool = true,
-        sharedSecrets: [String: String] = [:]
+        sharedSecrets: [String: String] = [:],
+        ingestBatchesInFlight: Int = 2,
+        ingestBatchSize: Int = 64
     ) {
         self.catalog = catalog
         self.linkPolicy = linkPolicy
         self.linkAppAccountToken = linkAppAccountToken
         self.sandboxGrants = sandboxGrants
         self.sharedSecrets = sharedSecrets
+        self.ingestBatchesInFlight = ingestBatchesInFlight
+        self.ingestBatchSize = ingestBatchSize
     }
 }

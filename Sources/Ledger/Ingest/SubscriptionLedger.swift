@@ -18,6 +18,8 @@ public final class SubscriptionLedger: Sendable {
     let logger: Logger
     let projector = LedgerProjector()
     let evaluator: EntitlementEvaluator
+    /// Concurrent ingests share transactions through it (group commit).
+    let factBatcher: Batcher<PendingFact, IngestResult>
 
     /// Creates the ledger over a store, a verifier and (optionally) a verifyReceipt client.
     public init(
@@ -35,6 +37,7 @@ public final class SubscriptionLedger: Sendable {
         self.clock = clock
         self.logger = logger
         self.evaluator = EntitlementEvaluator(catalog: configuration.catalog, sandboxGrants: configuration.sandboxGrants)
+        self.factBatcher = Batcher(maxBatchesInFlight: configuration.ingestBatchesInFlight, maxBatchSize: configuration.ingestBatchSize)
     }
 
     // MARK: Ingestion
@@ -197,6 +200,10 @@ public final class SubscriptionLedger: Sendable {
 
     /// Appends a fact received at `receivedAt` and folds it into the read models in the same
     /// transaction, with the links of `claims` (chain → user) when the fact is new.
+    ///
+    /// Facts recorded at the same moment share a transaction (group commit, see `recordBatch`). When
+    /// a shared transaction fails, each of its facts is recorded again alone, so one bad input only
+    /// fails its own request.
     func record(
         _ fact: AppleFact,
         type: String,
@@ -207,41 +214,72 @@ public final class SubscriptionLedger: Sendable {
         facts: VerificationFacts? = nil,
         claims: [LinkClaim] = []
     ) async throws -> IngestResult {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let metadata = EventMetadata(receivedAt: receivedAt, context: context, facts: facts)
-        let event = NewEvent(type: type, data: try encoder.encode(fact), metadata: try encoder.encode(metadata), dedupeKey: dedupeKey)
-        let recordedAt = metadata.receivedAt
-        let projector = self.projector
-        let result = try await LedgerMetrics.database("append") {
-            try await store.append(to: stream, [event], expectedVersion: .any) { result, transaction in
-                guard let appended = result?.events.first, !appended.isDuplicate else { return }
-                try await TransactionDocuments.withDocuments(transaction, prefetch: Self.documents(touchedBy: fact, claims: claims)) { documents in
-                    let projectable = ProjectableEvent(
-                        eventID: appended.eventID.lowercaseString, position: appended.position,
-                        recordedAt: recordedAt, body: .fact(fact)
-                    )
-                    try await projector.apply(projectable, to: documents)
-                    for claim in claims {
-                        try await self.claim(claim, context: context, in: transaction, documents: documents)
-                    }
-                }
+        let pending = PendingFact(
+            fact: fact, type: type, stream: stream, dedupeKey: dedupeKey, receivedAt: receivedAt,
+            context: context, facts: facts, claims: claims
+        )
+        do {
+            return try await factBatcher.submit(pending, run: recordBatch)
+        } catch let failed as Batcher<PendingFact, IngestResult>.SharedBatchFailed {
+            logger.notice("a shared ingest transaction failed; recording its facts one by one", metadata: ["error": "\(failed.underlying)"])
+            guard let result = try await recordBatch([pending]).first else {
+                throw EventStoreError(.databaseError, "append returned no outcome")
             }
+            return result
         }
-        guard let appended = result.events.first else {
-            throw EventStoreError(.databaseError, "append returned no outcome")
-        }
-        return IngestResult(isDuplicate: appended.isDuplicate, eventID: appended.eventID.lowercaseString, position: appended.position)
     }
 
-    /// The documents recording a fact and its claims will lock, in the order every path takes them:
-    /// chains, then owners, then users. That keeps lock cycles between ingests rare; PostgreSQL breaks
-    /// the rare one (a transfer also locks the previous owner's document) and the append retries.
-    static func documents(touchedBy fact: AppleFact, claims: [LinkClaim]) -> [DocumentKey] {
-        let chains = Set(fact.transactions.map(\.originalTransactionId) + fact.renewals.map(\.originalTransactionId)).sorted()
-        return chains.map { DocumentKey(model: ReadModel.subscriptionState, key: $0) }
-            + claims.map { DocumentKey(model: ReadModel.chainOwner, key: $0.chain) }
-            + claims.map { DocumentKey(model: ReadModel.userEntitlements, key: $0.userId) }
+    /// Records several facts in one transaction: each is appended to its stream (deduplicated), then
+    /// the new ones are folded in order and their claims decided, over documents locked in one round
+    /// trip and written in one. Streams and documents are locked in sorted order, the same in every
+    /// transaction, so concurrent batches queue rather than deadlock.
+    func recordBatch(_ batch: [PendingFact]) async throws -> [IngestResult] {
+        let events = try batch.map { try $0.event() }
+        let order = batch.indices.sorted { (batch[$0].stream, $0) < (batch[$1].stream, $1) }
+        let projector = self.projector
+        let appended = try await LedgerMetrics.database("append") {
+            try await store.transaction { transaction in
+                var appended: [AppendedEvent?] = Array(repeating: nil, count: batch.count)
+                for index in order {
+                    let result = try await transaction.append(to: batch[index].stream, [events[index]], expectedVersion: .any)
+                    appended[index] = result.events.first
+                }
+                let fresh = order.filter { appended[$0].map { !$0.isDuplicate } ?? false }
+                guard !fresh.isEmpty else { return appended }
+                let touched = Self.documents(touchedBy: fresh.map { batch[$0] })
+                try await TransactionDocuments.withDocuments(transaction, prefetch: touched) { documents in
+                    for index in fresh {
+                        guard let event = appended[index] else { continue }
+                        let pending = batch[index]
+                        let projectable = ProjectableEvent(
+                            eventID: event.eventID.lowercaseString, position: event.position,
+                            recordedAt: Self.milliseconds(pending.receivedAt), body: .fact(pending.fact)
+                        )
+                        try await projector.apply(projectable, to: documents)
+                        for claim in pending.claims {
+                            try await self.claim(claim, context: pending.context, in: transaction, documents: documents)
+                        }
+                    }
+                }
+                return appended
+            }
+        }
+        return try appended.map { event in
+            guard let event else { throw EventStoreError(.databaseError, "append returned no outcome") }
+            return IngestResult(isDuplicate: event.isDuplicate, eventID: event.eventID.lowercaseString, position: event.position)
+        }
+    }
+
+    /// The documents recording facts and their claims will lock, in the order every path takes them:
+    /// chains, then owners, then users, each sorted. That keeps lock cycles between ingests rare;
+    /// PostgreSQL breaks the rare one (a transfer also locks the previous owner's document) and the
+    /// transaction runs again.
+    static func documents(touchedBy batch: [PendingFact]) -> [DocumentKey] {
+        let claims = batch.flatMap(\.claims)
+        let chains = Set(batch.map(\.fact).flatMap { $0.transactions.map(\.originalTransactionId) + $0.renewals.map(\.originalTransactionId) })
+        return chains.sorted().map { DocumentKey(model: ReadModel.subscriptionState, key: $0) }
+            + Set(claims.map(\.chain)).sorted().map { DocumentKey(model: ReadModel.chainOwner, key: $0) }
+            + Set(claims.map(\.userId)).sorted().map { DocumentKey(model: ReadModel.userEntitlements, key: $0) }
     }
 
     /// The chains the users named by the fact's `appAccountToken`s claim (when enabled), one claim per

@@ -42,6 +42,9 @@ struct HTTPBenchmark: AsyncParsableCommand {
     @Option(help: "Batched entitlement reads in flight at once (the read_batches URL option).")
     var readBatches = 2
 
+    @Option(help: "Ingest transactions in flight at once; concurrent ingests share them (group commit).")
+    var ingestBatches = LedgerConfiguration().ingestBatchesInFlight
+
     func run() async throws {
         let logger = BenchSchema.quietLogger
         var (settings, schema) = try await BenchSchema.fresh(url: database.url, prefix: "http", poolSize: 40, logger: logger)
@@ -52,7 +55,10 @@ struct HTTPBenchmark: AsyncParsableCommand {
         let ledger = SubscriptionLedger(
             store: store,
             verifier: try pki.makeVerifier(bundleId: bundleId, appAppleId: 1, environments: [.sandbox]),
-            configuration: LedgerConfiguration(catalog: ProductCatalog(products: ["pro.monthly": .init(entitlements: ["pro"])])),
+            configuration: LedgerConfiguration(
+                catalog: ProductCatalog(products: ["pro.monthly": .init(entitlements: ["pro"])]),
+                ingestBatchesInFlight: ingestBatches
+            ),
             logger: logger
         )
         let secret = "sl_bench"

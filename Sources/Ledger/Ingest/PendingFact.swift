@@ -1,0 +1,24 @@
+import AppStore
+import EventStore
+import Foundation
+
+/// A fact on its way into the store, with everything its transaction needs: what `record` batches.
+struct PendingFact: Sendable {
+    let fact: AppleFact
+    let type: String
+    let stream: String
+    let dedupeKey: String
+    let receivedAt: Date
+    let context: IngestContext
+    let facts: VerificationFacts?
+    /// The links the fact implies (chain → user), recorded with it when it is new.
+    let claims: [LinkClaim]
+
+    /// The event to append: the fact as data, where it came from as metadata.
+    func event() throws -> NewEvent {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let metadata = EventMetadata(receivedAt: receivedAt, context: context, facts: facts)
+        return NewEvent(type: type, data: try encoder.encode(fact), metadata: try encoder.encode(metadata), dedupeKey: dedupeKey)
+    }
+}

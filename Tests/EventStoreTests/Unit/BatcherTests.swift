@@ -1,0 +1,66 @@
+import EventStore
+import Synchronization
+import Testing
+
+@Suite("Batcher")
+struct BatcherTests {
+    struct Failed: Error, Equatable {}
+
+    /// Runs batches, holding the first until `release`, and fails any batch holding a negative item.
+    final class GatedRun: Sendable {
+        let batches = Mutex<[[Int]]>([])
+        let gate: AsyncStream<Void>
+        let opener: AsyncStream<Void>.Continuation
+
+        init() { (gate, opener) = AsyncStream.makeStream() }
+
+        func run(_ items: [Int]) async throws -> [String] {
+            let first = batches.withLock { batches in
+                batches.append(items)
+                return batches.count == 1
+            }
+            if first {
+                for await _ in gate { break }
+            }
+            if items.contains(where: { $0 < 0 }) { throw Failed() }
+            return items.map { "out\($0)" }
+        }
+    }
+
+    static func capture(_ body: () async throws -> String) async -> Result<String, any Error> {
+        do { return .success(try await body()) } catch { return .failure(error) }
+    }
+
+    static func waitUntil(_ batcher: Batcher<Int, String>, waiting count: Int) async throws {
+        for _ in 0..<2_000 where batcher.waitingCount < count {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        #expect(batcher.waitingCount == count)
+    }
+
+    /// Each submitter gets its own output; when a shared batch fails, each gets `SharedBatchFailed`
+    /// (so it can run alone), while a batch of one fails with the error itself.
+    @Test func outputsReachTheirSubmittersAndSharedFailuresSaySo() async throws {
+        let run = GatedRun()
+        let batcher = Batcher<Int, String>(maxBatchesInFlight: 1, maxBatchSize: 100)
+        try await withThrowingTaskGroup(of: (Int, Result<String, any Error>).self) { group in
+            group.addTask { (0, await Self.capture { try await batcher.submit(0, run: run.run) }) }
+            for _ in 0..<1_000 where run.batches.withLock({ $0.isEmpty }) {
+                try await Task.sleep(for: .milliseconds(1))
+            }
+            for item in [1, 2, -3] {
+                group.addTask { (item, await Self.capture { try await batcher.submit(item, run: run.run) }) }
+            }
+            try await Self.waitUntil(batcher, waiting: 3)
+            run.opener.yield()
+            var answers: [Int: Result<String, any Error>] = [:]
+            for try await (item, answer) in group { answers[item] = answer }
+            #expect(try answers[0]?.get() == "out0")
+            for item in [1, 2, -3] {
+                #expect(throws: Batcher<Int, String>.SharedBatchFailed.self) { try answers[item]?.get() }
+            }
+        }
+        #expect(run.batches.withLock { $0.map { Set($0) } } == [[0], [1, 2, -3]])
+        await #expect(throws: Failed.self) { try await batcher.submit(-4, run: run.run) }
+    }
+}

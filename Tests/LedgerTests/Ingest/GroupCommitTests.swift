@@ -1,0 +1,108 @@
+import AppStore
+import AppStoreTesting
+import EventStore
+import EventStoreTesting
+import Foundation
+import Ledger
+import Testing
+
+/// Concurrent ingests share transactions (group commit) and must come out as if recorded one by one.
+@Suite("Group commit of concurrent ingests")
+struct GroupCommitTests {
+    typealias H = LedgerHarness
+
+    /// A signed V2 notification body for a new purchase of chain `chain` by the token's user.
+    static func purchase(_ h: LedgerHarness, chain: String, user: String) throws -> Data {
+        let jws = try h.pki.signNotification(
+            type: .subscribed, subtype: .initialBuy, bundleId: H.bundleId, environment: .sandbox,
+            transaction: H.transaction(chain, original: chain, purchased: 0, expires: 30, token: user), signedDate: Day.apple(0)
+        )
+        return try TestPKI.notificationBody(signedPayload: jws)
+    }
+
+    /// 40 purchases at once: each is recorded with its link, every view is right, the hash chains are
+    /// whole, and in PostgreSQL fewer transactions than notifications committed them.
+    @Test(arguments: TestDatabases.dialects)
+    func concurrentNotificationsShareTransactionsAndEachLands(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect: dialect) { h in
+            let bodies = try (0..<40).map { try Self.purchase(h, chain: "\(5000 + $0)", user: "user-\($0)") }
+            let results = try await withThrowingTaskGroup(of: IngestResult.self) { group in
+                for body in bodies {
+                    group.addTask { try await h.ledger.ingestNotificationV2(body: body, context: IngestContext(source: "test")) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(results.allSatisfy { !$0.isDuplicate })
+            #expect(Set(results.map(\.position)).count == 40)
+            let log = try await readLog(h.store, atLeast: 80).events
+            #expect(log.filter { $0.type == "apple.notification.v2" }.count == 40)
+            #expect(log.filter { $0.type == "user.linked" }.count == 40)
+            for index in 0..<40 {
+                let view = try await h.ledger.entitlements(userId: "user-\(index)", at: Day.date(1))
+                #expect(view.subscriptions.map(\.originalTransactionId) == ["\(5000 + index)"])
+                #expect(view.entitlements.first?.active == true)
+            }
+            #expect(try await h.store.audit(progress: nil).isIntact)
+            if dialect == .postgres {
+                let transactions = Set(log.map(\.cursor.transaction))
+                #expect(transactions.count < 40, "every notification had a transaction of its own")
+            }
+        }
+    }
+
+    /// Apple retries while the first delivery is still in flight: the same body many times at once,
+    /// mixed with other notifications, is recorded once and every copy answers that one event.
+    @Test(arguments: TestDatabases.dialects)
+    func aBodyDeliveredManyTimesAtOnceIsRecordedOnce(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect: dialect) { h in
+            let repeated = try Self.purchase(h, chain: "7000", user: "alice")
+            let others = try (0..<10).map { try Self.purchase(h, chain: "\(7100 + $0)", user: "other-\($0)") }
+            let results = try await withThrowingTaskGroup(of: (Bool, IngestResult).self) { group in
+                for index in 0..<20 {
+                    let body = index.isMultiple(of: 2) ? repeated : others[index / 2]
+                    group.addTask {
+                        (body == repeated, try await h.ledger.ingestNotificationV2(body: body, context: IngestContext(source: "test")))
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let copies = results.filter(\.0).map(\.1)
+            #expect(copies.count == 10)
+            #expect(copies.filter { !$0.isDuplicate }.count == 1)
+            #expect(Set(copies.map(\.eventID)).count == 1)
+            #expect(Set(copies.map(\.position)).count == 1)
+            #expect(results.filter { !$0.0 }.allSatisfy { !$0.1.isDuplicate })
+            #expect(try await h.store.eventCount() == 22)
+            #expect(try await h.store.readStream("user-alice").count == 1)
+            #expect(try await h.entitlement("pro", of: "alice", at: 1)?.active == true)
+        }
+    }
+
+    /// Renewals of one chain arriving together (so several share a transaction and a stream): the
+    /// chain ends at the latest expiry, as it would one by one, and its stream is a whole hash chain.
+    @Test(arguments: TestDatabases.dialects)
+    func renewalsOfOneChainAtOnceLeaveTheNewestState(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect: dialect) { h in
+            try await h.notify(.subscribed, .initialBuy, transaction: H.transaction("1000", purchased: 0, expires: 30, token: "alice"), at: 0)
+            var bodies: [Data] = []
+            for month in 1...12 {
+                let day = Double(30 * month)
+                let renewal = H.transaction("\(1000 + month)", purchased: day, expires: day + 30)
+                let jws = try h.pki.signNotification(
+                    type: .didRenew, bundleId: H.bundleId, environment: .sandbox, transaction: renewal, signedDate: Day.apple(day)
+                )
+                bodies.append(try TestPKI.notificationBody(signedPayload: jws))
+            }
+            try await withThrowingTaskGroup(of: IngestResult.self) { group in
+                for body in bodies.shuffled() {
+                    group.addTask { try await h.ledger.ingestNotificationV2(body: body, context: IngestContext(source: "test")) }
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await h.store.readStream("subscription-1000").map(\.streamVersion) == Array(1...13))
+            #expect(try await h.chain(at: 100)?.expiresAt == Day.date(390))
+            #expect(try await h.entitlement("pro", of: "alice", at: 389)?.active == true)
+            #expect(try await h.store.audit(progress: nil).isIntact)
+        }
+    }
+}
