@@ -224,9 +224,85 @@ public final class PostgresEventStore: EventStore {
         _ connection: PostgresConnection,
         onAppend: @escaping @Sendable (AppendResult) -> Void = { _ in }
     ) -> PostgresProjectionTransaction {
-        PostgresProjectionTransaction(connection: connection, logger: logger) { stream, events, expected in
-            let result = try await self.appendInTransaction(connection, to: stream, events, expected: expected)
-            onAppend(result)
+        PostgresProjectionTransaction(
+            connection: connection, logger: logger,
+            appendEvents: { stream, events, expected in
+                let result = try await self.appendInTransaction(connection, to: stream, events, expected: expected)
+                onAppend(result)
+                return result
+            },
+            appendToStreams: { appends in
+                let results = try await self.appendToStreams(connection, appends)
+                results.forEach(onAppend)
+                return results
+            }
+        )
+    }
+
+    /// Appends to several streams inside an open transaction in two round trips, however many: lock
+    /// the heads (sorted, so concurrent batches queue rather than deadlock) and find the stored
+    /// duplicates, then move and create the heads and insert every event in one statement.
+    private func appendToStreams(_ connection: PostgresConnection, _ appends: [StreamAppend]) async throws -> [AppendResult] {
+        if appends.count == 1, let only = appends.first {
+            // A lone append (a webhook with nobody waiting behind it) is usually one round trip.
+            return [try await appendInTransaction(connection, to: only.stream, only.events, expected: .any)]
+        }
+        let prepared = try appends.map { try PreparedEvent.prepare(stream: $0.stream, $0.events) }
+        let streams = Array(Set(appends.map(\.stream))).sorted()
+        let keys = prepared.flatMap { $0.compactMap(\.event.dedupeKey) }
+        var locked: [String: StreamHead] = [:]
+        var stored: [String: AppendedEvent] = [:]
+        let lookup = LockHeadsAndFindDuplicatesStatement(streams: streams, keys: keys)
+        for try await row in try await connection.execute(lookup, logger: logger) {
+            if row.kind == 0 {
+                locked[row.stream] = StreamHead(version: row.version, hash: row.hash ?? EventHasher.genesis)
+            } else if let key = row.dedupeKey, let id = row.eventID, let position = row.position {
+                stored[key] = AppendedEvent(eventID: id, position: position, streamID: row.stream, streamVersion: row.version, isDuplicate: true)
+            }
+        }
+        // Plan each part on the heads the earlier parts left; a key planned earlier in this call is a
+        // duplicate of that row, whose position is known only after the insert.
+        let recordedAt = Timestamp.micros(Timestamp.truncated(now()))
+        var heads = locked
+        var known = stored
+        var plans: [AppendPlan] = []
+        for (part, events) in zip(appends, prepared) {
+            let plan = try AppendPlan(
+                stream: part.stream, events: events, expected: .any, head: heads[part.stream] ?? .empty,
+                duplicates: known, recordedAtMicros: recordedAt
+            )
+            for row in plan.rows {
+                if let key = row.dedupeKey {
+                    known[key] = AppendedEvent(eventID: row.eventID, position: 0, streamID: part.stream, streamVersion: row.streamVersion, isDuplicate: true)
+                }
+            }
+            heads[part.stream] = plan.newHead
+            plans.append(plan)
+        }
+        let rows = plans.flatMap { plan in plan.rows.map { (stream: plan.stream, row: $0) } }
+        var positions: [UUID: Int64] = [:]
+        if !rows.isEmpty {
+            let changed = streams.compactMap { stream in
+                heads[stream].flatMap { $0 == (locked[stream] ?? .empty) ? nil : (stream: stream, head: $0) }
+            }
+            let statement = AppendToStreamsStatement(
+                moved: changed.filter { locked[$0.stream] != nil },
+                created: changed.filter { locked[$0.stream] == nil },
+                rows: rows
+            )
+            for try await row in try await connection.execute(statement, logger: logger) {
+                positions[row.eventID] = row.position
+            }
+            guard positions.count == rows.count else {
+                throw EventStoreError(.databaseError, "a multi-stream append stored \(positions.count) of \(rows.count) events")
+            }
+            for (stream, head) in changed { self.heads.remember(head, for: stream) }
+        }
+        return plans.map { plan in
+            var result = plan.result(positions: plan.rows.map { positions[$0.eventID] ?? 0 })
+            for index in result.events.indices where result.events[index].isDuplicate && result.events[index].position == 0 {
+                result.events[index].position = positions[result.events[index].eventID] ?? 0
+            }
             return result
         }
     }

@@ -66,6 +66,50 @@ enum PostgresSQL {
         FROM existing e
         """
 
+    /// Locks the heads of the streams $1 (in the given, sorted, order) and finds the events with
+    /// dedupe keys $2: the first half of a multi-stream append. `kind` 0 is a head, 1 a stored
+    /// duplicate. One lookup per key (LATERAL), so a prepared statement's generic plan cannot turn
+    /// `= ANY(array)` into a scan of the whole table, as it did.
+    static let lockHeadsAndFindDuplicates = """
+        WITH locked AS MATERIALIZED (
+            SELECT s.stream_id, s.version, s.head_hash
+            FROM unnest($1::text[]) AS k(stream_id),
+                 LATERAL (SELECT stream_id, version, head_hash FROM streams
+                          WHERE streams.stream_id = k.stream_id FOR UPDATE) AS s
+        )
+        SELECT 0, stream_id, version, head_hash, NULL::text, NULL::uuid, NULL::int8 FROM locked
+        UNION ALL
+        SELECT 1, e.stream_id, e.stream_version, NULL::bytea, e.dedupe_key, e.event_id, e.position
+        FROM unnest($2::text[]) AS k(dedupe_key),
+             LATERAL (SELECT stream_id, stream_version, dedupe_key, event_id, position FROM events
+                      WHERE events.dedupe_key = k.dedupe_key) AS e
+        """
+
+    /// The second half: moves the locked heads ($1-$3), creates the new streams ($4-$6) and inserts
+    /// the events of every stream ($7-$16), in one statement. A stream created meanwhile by another
+    /// transaction fails the insert into `streams` (a race the caller retries).
+    static let appendToStreams = """
+        WITH moved AS (
+            UPDATE streams AS s SET version = h.version, head_hash = h.head_hash
+            FROM unnest($1::text[], $2::int8[], $3::bytea[]) AS h(stream_id, version, head_hash)
+            WHERE s.stream_id = h.stream_id
+            RETURNING 1
+        ), created AS (
+            INSERT INTO streams (stream_id, version, head_hash)
+            SELECT * FROM unnest($4::text[], $5::int8[], $6::bytea[])
+            RETURNING 1
+        )
+        INSERT INTO events (event_id, stream_id, stream_version, type, schema_version, data, metadata,
+                            recorded_at, dedupe_key, hash)
+        SELECT e.event_id, e.stream_id, e.stream_version, e.type, e.schema_version, e.data, e.metadata,
+               'epoch'::timestamptz + e.recorded_at * interval '1 microsecond', NULLIF(e.dedupe_key, ''), e.hash
+        FROM unnest($7::uuid[], $8::text[], $9::int8[], $10::text[], $11::int4[], $12::text[], $13::text[],
+                    $14::int8[], $15::text[], $16::bytea[]) WITH ORDINALITY
+             AS e(event_id, stream_id, stream_version, type, schema_version, data, metadata, recorded_at, dedupe_key, hash, n)
+        ORDER BY e.n
+        RETURNING event_id, position
+        """
+
     static let readStream = """
         SELECT \(eventColumns) FROM events
         WHERE stream_id = $1 AND stream_version >= $2

@@ -25,6 +25,11 @@ public protocol ProjectionTransaction: Sendable {
     /// versions as `EventStore.append`: they commit or roll back with everything else in it, so a
     /// fact and the events it implies (a link) land together or not at all.
     func append(to stream: String, _ events: [NewEvent], expectedVersion: ExpectedVersion) async throws -> AppendResult
+    /// Appends to several streams inside this transaction, with no expected version, as `append(to:)`
+    /// would one after another in this order: a stream may come more than once, and an event whose
+    /// dedupe key is stored or came earlier in the call is a duplicate. Two round trips in PostgreSQL
+    /// however many streams, so a batch of facts costs the same statements as one.
+    func append(_ appends: [StreamAppend]) async throws -> [AppendResult]
 }
 
 extension ProjectionTransaction {
@@ -40,6 +45,15 @@ extension ProjectionTransaction {
             found.append(try await lockAndRead(model: document.model, key: document.key))
         }
         return found
+    }
+
+    /// One stream at a time, for stores where a statement costs no round trip (SQLite).
+    public func append(_ appends: [StreamAppend]) async throws -> [AppendResult] {
+        var results: [AppendResult] = []
+        for part in appends {
+            results.append(try await append(to: part.stream, part.events, expectedVersion: .any))
+        }
+        return results
     }
 
     /// One document at a time, for stores where a statement costs no round trip (SQLite).

@@ -125,4 +125,73 @@ struct TransactionAppendContractTests {
             #expect(try await store.audit(progress: nil).isIntact)
         }
     }
+
+    /// A multi-stream append answers as appends one after another would: versions run on across
+    /// parts of one stream, a key stored or used earlier in the call is that event, and the log and
+    /// hash chains are the same as with single appends.
+    @Test(arguments: TestDatabases.dialects)
+    func aMultiStreamAppendAnswersAsAppendsOneAfterAnother(_ dialect: StorageDialect) async throws {
+        try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
+            let store = fixture.store
+            _ = try await store.append(to: "chain-1", event("fact", ["n": 0]))
+            let stored = try await store.append(to: "chain-0", event("fact", ["n": 1], dedupeKey: "k-stored"))
+            let first = event("fact", ["n": 2], dedupeKey: "k-new")
+            let results = try await store.transaction { transaction in
+                try await transaction.append([
+                    StreamAppend(stream: "chain-2", events: [first, event("fact", ["n": 3])]),
+                    StreamAppend(stream: "chain-1", events: [event("fact", ["n": 4])]),
+                    StreamAppend(stream: "chain-3", events: [event("fact", ["n": 5], dedupeKey: "k-stored")]),
+                    StreamAppend(stream: "chain-2", events: [event("fact", ["n": 6], dedupeKey: "k-new"), event("fact", ["n": 7])]),
+                    StreamAppend(stream: "chain-4", events: []),
+                ])
+            }
+            #expect(results.map { $0.events.map(\.isDuplicate) } == [[false, false], [false], [true], [true, false], []])
+            #expect(results.map(\.streamVersion) == [2, 2, 0, 3, 0])
+            #expect(results[2].events.first?.eventID == stored.eventID)
+            #expect(results[2].events.first?.position == stored.position)
+            #expect(results[3].events.first?.eventID == first.eventID)
+            #expect(results[3].events.first?.position == results[0].events.first?.position)
+            #expect(results[3].events.first?.streamVersion == 1)
+            let log = try await readLog(store, atLeast: 6).events
+            #expect(log.dropFirst(2).map(\.streamID) == ["chain-2", "chain-2", "chain-1", "chain-2"])
+            #expect(log.dropFirst(2).map(\.position) == [results[0].events[0].position, results[0].events[1].position,
+                                                          results[1].events[0].position, results[3].events[1].position])
+            #expect(Set(log.dropFirst(2).map(\.cursor.transaction)).count == 1)
+            #expect(try await store.readStream("chain-2").map(\.streamVersion) == [1, 2, 3])
+            #expect(try await store.readStream("chain-3").isEmpty)
+            #expect(try await store.streamVersion("chain-4") == 0)
+            #expect(try await store.audit(progress: nil).isIntact)
+            // Single appends carry on from the heads it left.
+            _ = try await store.append(to: "chain-2", event("fact", ["n": 8]), expectedVersion: .exact(3))
+            #expect(try await store.audit(progress: nil).isIntact)
+        }
+    }
+
+    /// Multi-stream appends racing to create and extend the same streams all land, as do single
+    /// appends between them, and every stream stays a whole hash chain.
+    @Test(arguments: TestDatabases.dialects)
+    func concurrentMultiStreamAppendsOverTheSameStreamsAllLand(_ dialect: StorageDialect) async throws {
+        try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
+            let store = fixture.store
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<12 {
+                    group.addTask {
+                        _ = try await store.transaction { transaction in
+                            try await transaction.append([
+                                StreamAppend(stream: "chain-b", events: [event("fact", ["n": index], dedupeKey: "b\(index)")]),
+                                StreamAppend(stream: "chain-a", events: [event("fact", ["n": index])]),
+                            ])
+                        }
+                    }
+                    group.addTask {
+                        _ = try await store.append(to: "chain-a", event("single", ["n": index]))
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await store.readStream("chain-a").map(\.streamVersion) == Array(1...24))
+            #expect(try await store.readStream("chain-b").map(\.streamVersion) == Array(1...12))
+            #expect(try await store.audit(progress: nil).isIntact)
+        }
+    }
 }
