@@ -61,33 +61,42 @@ extension SubscriptionLedger {
         return result.events.first?.eventID.lowercaseString ?? ""
     }
 
-    /// Decides a claim inside an open append's transaction and records its outcome there: the owner
-    /// is read under its lock, so no other claim can slip in between. A claim the `keep` policy
-    /// refuses is recorded as rejected and logged; it does not fail the transaction it rides in.
-    func claim(_ claim: LinkClaim, context: IngestContext, in transaction: any ProjectionTransaction, documents: TransactionDocuments) async throws {
-        let owner = try await documents.lockAndReadOwner(chain: claim.chain)?.userId
-        if owner == claim.userId { return }
+    /// A claim decided inside an open transaction: the link event to append (and, for a transfer,
+    /// the previous owner's unlink), with the links as the projector will fold them.
+    struct ClaimOutcome: Sendable {
+        var records: [(link: UserLink, event: NewEvent)]
+        /// Who owns the chain once these are recorded.
+        var owner: String
+    }
+
+    /// Decides a claim on a chain owned by `owner` (read under the owner document's lock, or decided
+    /// earlier in the same transaction) under the linking policy; nil when the user already owns it.
+    /// A claim the `keep` policy refuses is recorded as rejected and logged; it does not fail the
+    /// transaction it rides in.
+    func decide(_ claim: LinkClaim, owner: String?, now: Date, context: IngestContext) throws -> ClaimOutcome? {
+        if owner == claim.userId { return nil }
         let outcome: UserLink.Outcome = owner == nil ? .linked : (configuration.linkPolicy == .transfer ? .transferred : .rejected)
         let link = UserLink(userId: claim.userId, originalTransactionId: claim.chain, source: claim.source, outcome: outcome, previousUserId: owner)
-        let now = clock.now()
         let event = try linkEvent(link, type: LedgerEventType.userLinked, now: now, context: context, dedupeKey: nil)
-        let linked = try await transaction.append(to: LedgerEventType.userStream(claim.userId), [event], expectedVersion: .any)
-        guard let appended = linked.events.first else { return }
-        try await projector.apply(Self.projectable(link, appended, now: now), to: documents)
+        var records = [(link: link, event: event)]
         if outcome == .transferred, let previous = owner {
             let unlink = UserLink(userId: previous, originalTransactionId: claim.chain, source: claim.source, outcome: .unlinked, previousUserId: nil)
             let unlinkEvent = try linkEvent(
                 unlink, type: LedgerEventType.userUnlinked, now: now, context: context,
-                dedupeKey: "unlink:\(appended.eventID.lowercaseString)"
+                dedupeKey: "unlink:\(event.eventID.lowercaseString)"
             )
-            let unlinked = try await transaction.append(to: LedgerEventType.userStream(previous), [unlinkEvent], expectedVersion: .any)
-            if let appendedUnlink = unlinked.events.first, !appendedUnlink.isDuplicate {
-                try await projector.apply(Self.projectable(unlink, appendedUnlink, now: now), to: documents)
-            }
+            records.append((link: unlink, event: unlinkEvent))
         }
         if outcome == .rejected {
             logger.info("\(claim.source) claim refused", metadata: ["chain": "\(claim.chain)", "user": "\(claim.userId)"])
+            return ClaimOutcome(records: records, owner: owner ?? claim.userId)
         }
+        return ClaimOutcome(records: records, owner: claim.userId)
+    }
+
+    /// Folds a recorded link event into the documents.
+    func project(_ link: UserLink, _ appended: AppendedEvent, now: Date, into documents: TransactionDocuments) async throws {
+        try await projector.apply(Self.projectable(link, appended, now: now), to: documents)
     }
 
     /// A link event as stored: the link as data, who asked as metadata.

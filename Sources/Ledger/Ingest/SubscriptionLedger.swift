@@ -229,37 +229,26 @@ public final class SubscriptionLedger: Sendable {
         }
     }
 
-    /// Records several facts in one transaction: each is appended to its stream (deduplicated), then
-    /// the new ones are folded in order and their claims decided, over documents locked in one round
-    /// trip and written in one. Streams and documents are locked in sorted order, the same in every
-    /// transaction, so concurrent batches queue rather than deadlock.
+    /// Records several facts in one transaction: every fact is appended to its stream (deduplicated)
+    /// in one multi-stream append, the new ones are folded in order over documents locked and read in
+    /// one round trip, their claims are decided in order, the links appended in a second multi-stream
+    /// append and folded, and the documents written in one statement. Streams and documents are locked
+    /// in sorted order in every transaction, so concurrent batches queue rather than deadlock.
     func recordBatch(_ batch: [PendingFact]) async throws -> [IngestResult] {
         let events = try batch.map { try $0.event() }
         let order = batch.indices.sorted { (batch[$0].stream, $0) < (batch[$1].stream, $1) }
-        let projector = self.projector
         let appended = try await LedgerMetrics.database("append") {
             try await store.transaction { transaction in
+                let results = try await transaction.append(order.map { StreamAppend(stream: batch[$0].stream, events: [events[$0]]) })
                 var appended: [AppendedEvent?] = Array(repeating: nil, count: batch.count)
-                for index in order {
-                    let result = try await transaction.append(to: batch[index].stream, [events[index]], expectedVersion: .any)
+                for (index, result) in zip(order, results) {
                     appended[index] = result.events.first
                 }
                 let fresh = order.filter { appended[$0].map { !$0.isDuplicate } ?? false }
                 guard !fresh.isEmpty else { return appended }
                 let touched = Self.documents(touchedBy: fresh.map { batch[$0] })
                 try await TransactionDocuments.withDocuments(transaction, prefetch: touched) { documents in
-                    for index in fresh {
-                        guard let event = appended[index] else { continue }
-                        let pending = batch[index]
-                        let projectable = ProjectableEvent(
-                            eventID: event.eventID.lowercaseString, position: event.position,
-                            recordedAt: Self.milliseconds(pending.receivedAt), body: .fact(pending.fact)
-                        )
-                        try await projector.apply(projectable, to: documents)
-                        for claim in pending.claims {
-                            try await self.claim(claim, context: pending.context, in: transaction, documents: documents)
-                        }
-                    }
+                    try await self.fold(fresh.compactMap { index in appended[index].map { (batch[index], $0) } }, in: transaction, documents: documents)
                 }
                 return appended
             }
@@ -267,6 +256,38 @@ public final class SubscriptionLedger: Sendable {
         return try appended.map { event in
             guard let event else { throw EventStoreError(.databaseError, "append returned no outcome") }
             return IngestResult(isDuplicate: event.isDuplicate, eventID: event.eventID.lowercaseString, position: event.position)
+        }
+    }
+
+    /// Folds new facts in order, then decides their claims in order (each sees the owners the
+    /// earlier ones left), appends every link at once and folds them. Facts change chain documents
+    /// and links owner and user documents, so folding the links after the facts ends the same.
+    private func fold(_ facts: [(PendingFact, AppendedEvent)], in transaction: any ProjectionTransaction, documents: TransactionDocuments) async throws {
+        var owners: [String: String] = [:]
+        var records: [(link: UserLink, event: NewEvent)] = []
+        let now = clock.now()
+        for (pending, event) in facts {
+            let projectable = ProjectableEvent(
+                eventID: event.eventID.lowercaseString, position: event.position,
+                recordedAt: Self.milliseconds(pending.receivedAt), body: .fact(pending.fact)
+            )
+            try await projector.apply(projectable, to: documents)
+            for claim in pending.claims {
+                let owner = if let decided = owners[claim.chain] {
+                    decided
+                } else {
+                    try await documents.lockAndReadOwner(chain: claim.chain)?.userId
+                }
+                guard let outcome = try decide(claim, owner: owner, now: now, context: pending.context) else { continue }
+                owners[claim.chain] = outcome.owner
+                records += outcome.records
+            }
+        }
+        guard !records.isEmpty else { return }
+        let linked = try await transaction.append(records.map { StreamAppend(stream: LedgerEventType.userStream($0.link.userId), events: [$0.event]) })
+        for (record, result) in zip(records, linked) {
+            guard let event = result.events.first, !event.isDuplicate else { continue }
+            try await project(record.link, event, now: now, into: documents)
         }
     }
 

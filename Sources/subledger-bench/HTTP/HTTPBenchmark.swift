@@ -21,8 +21,8 @@ struct HTTPBenchmark: AsyncParsableCommand {
 
     @OptionGroup var database: BenchDatabaseOptions
 
-    @Option(help: "Distinct V2 notifications to ingest.")
-    var notifications = 20_000
+    @Option(help: "Distinct V2 notifications to ingest (wrk posts each at most once, so more than it can post in its time).")
+    var notifications = 60_000
 
     @Option(help: "Concurrent connections for ingest.")
     var ingestConnections = 32

@@ -105,4 +105,48 @@ struct GroupCommitTests {
             #expect(try await h.store.audit(progress: nil).isIntact)
         }
     }
+
+    /// Notifications naming different users for the same chains arrive together, so claims on one
+    /// chain are decided within one transaction: each chain ends with exactly one owner, every user
+    /// who lost it has its link and unlink, and folding the log again gives the same read models.
+    @Test(arguments: TestDatabases.dialects)
+    func conflictingTokenClaimsInOneBatchEndWithOneOwnerAndReplayAgrees(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect: dialect, policy: .transfer) { h in
+            var bodies: [Data] = []
+            for chain in ["8000", "8001", "8002"] {
+                for (index, user) in ["ann", "ben", "cat", "dan"].enumerated() {
+                    let transaction = H.transaction("\(chain)\(index)", original: chain, purchased: Double(index), expires: 30, token: "\(user)-\(chain)")
+                    let jws = try h.pki.signNotification(
+                        type: .didRenew, bundleId: H.bundleId, environment: .sandbox, transaction: transaction, signedDate: Day.apple(Double(index))
+                    )
+                    bodies.append(try TestPKI.notificationBody(signedPayload: jws))
+                }
+            }
+            try await withThrowingTaskGroup(of: IngestResult.self) { group in
+                for body in bodies.shuffled() {
+                    group.addTask { try await h.ledger.ingestNotificationV2(body: body, context: IngestContext(source: "test")) }
+                }
+                try await group.waitForAll()
+            }
+            for chain in ["8000", "8001", "8002"] {
+                let users = ["ann", "ben", "cat", "dan"].map { "\($0)-\(chain)" }
+                var owners: [String] = []
+                for user in users {
+                    let types = try await h.store.readStream("user-\(user)").map(\.type)
+                    let subscriptions = try await h.ledger.entitlements(userId: user, at: Day.date(5)).subscriptions
+                    if types == ["user.linked"] {
+                        owners.append(user)
+                        #expect(subscriptions.map(\.originalTransactionId) == [chain])
+                    } else {
+                        #expect(types == ["user.linked", "user.unlinked"], "\(user): \(types)")
+                        #expect(subscriptions.isEmpty)
+                    }
+                }
+                #expect(owners.count == 1, "chain \(chain) owners: \(owners)")
+            }
+            let check = try await LedgerReplayer(store: h.store).check()
+            #expect(check.differences.isEmpty, "\(check.differences)")
+            #expect(try await h.store.audit(progress: nil).isIntact)
+        }
+    }
 }
