@@ -170,24 +170,35 @@ public final class PostgresEventStore: EventStore {
                 }
             } catch {
                 heads.forget(stream)
-                switch Self.unwrap(error) {
-                case is RetryAppend:
-                    break
-                case let race as EventStoreError where race.code == .writeRace:
-                    break
-                case let other:
-                    throw other
-                }
+                try Self.rethrowUnlessLostRace(error)
             }
-            if attempt >= 100 {
-                throw EventStoreError(.storageUnavailable, "append to \(stream) lost 100 races in a row; try again")
-            }
-            try await Task.sleep(for: .microseconds(Int.random(in: 0...(200 * min(attempt, 20)))))
+            try await Self.backOff(after: attempt, "append to \(stream)")
         }
         throw EventStoreError(.storageUnavailable, "unreachable")
     }
 
     private struct RetryAppend: Error {}
+
+    /// Rethrows (as a store error) anything but a lost race, which the caller tries again.
+    private static func rethrowUnlessLostRace(_ error: any Error) throws {
+        switch unwrap(error) {
+        case is RetryAppend:
+            return
+        case let race as EventStoreError where race.code == .writeRace:
+            return
+        case let other:
+            throw other
+        }
+    }
+
+    /// Waits a random, growing moment before another attempt, so racing writers spread out; gives up
+    /// after 100 attempts.
+    private static func backOff(after attempt: Int, _ what: String) async throws {
+        if attempt >= 100 {
+            throw EventStoreError(.storageUnavailable, "\(what) lost 100 races in a row; try again")
+        }
+        try await Task.sleep(for: .microseconds(Int.random(in: 0...(200 * min(attempt, 20)))))
+    }
 
     public func transaction<T: Sendable>(_ body: (any ProjectionTransaction) async throws -> T) async throws -> T {
         for attempt in 1... {
@@ -202,19 +213,9 @@ public final class PostgresEventStore: EventStore {
                 }
                 return result
             } catch {
-                switch Self.unwrap(error) {
-                case is RetryAppend:
-                    break
-                case let race as EventStoreError where race.code == .writeRace:
-                    break
-                case let other:
-                    throw other
-                }
+                try Self.rethrowUnlessLostRace(error)
             }
-            if attempt >= 100 {
-                throw EventStoreError(.storageUnavailable, "a write transaction lost 100 races in a row; try again")
-            }
-            try await Task.sleep(for: .microseconds(Int.random(in: 0...(200 * min(attempt, 20)))))
+            try await Self.backOff(after: attempt, "a write transaction")
         }
         throw EventStoreError(.storageUnavailable, "unreachable")
     }
