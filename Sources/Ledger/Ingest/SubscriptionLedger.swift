@@ -230,10 +230,11 @@ public final class SubscriptionLedger: Sendable {
     }
 
     /// Records several facts in one transaction: every fact is appended to its stream (deduplicated)
-    /// in one multi-stream append, the new ones are folded in order over documents locked and read in
-    /// one round trip, their claims are decided in order, the links appended in a second multi-stream
-    /// append and folded, and the documents written in one statement. Streams and documents are locked
-    /// in sorted order in every transaction, so concurrent batches queue rather than deadlock.
+    /// in one multi-stream append, the new ones are folded in the order they arrived over documents
+    /// locked and read in one round trip, their claims are decided in that order, the links appended
+    /// in a second multi-stream append and folded, and the documents written in one statement.
+    /// Streams and documents are locked in sorted order in every transaction, so concurrent batches
+    /// queue rather than deadlock.
     func recordBatch(_ batch: [PendingFact]) async throws -> [IngestResult] {
         let events = try batch.map { try $0.event() }
         let order = batch.indices.sorted { (batch[$0].stream, $0) < (batch[$1].stream, $1) }
@@ -244,7 +245,8 @@ public final class SubscriptionLedger: Sendable {
                 for (index, result) in zip(order, results) {
                     appended[index] = result.events.first
                 }
-                let fresh = order.filter { appended[$0].map { !$0.isDuplicate } ?? false }
+                // Folded, and their claims decided, in the order they arrived.
+                let fresh = batch.indices.filter { appended[$0].map { !$0.isDuplicate } ?? false }
                 guard !fresh.isEmpty else { return appended }
                 let touched = Self.documents(touchedBy: fresh.map { batch[$0] })
                 try await TransactionDocuments.withDocuments(transaction, prefetch: touched) { documents in

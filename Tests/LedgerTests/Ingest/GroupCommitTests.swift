@@ -144,7 +144,12 @@ struct GroupCommitTests {
                 }
                 #expect(owners.count == 1, "chain \(chain) owners: \(owners)")
             }
+            // Replay reads the log as catch-up readers do, so wait until every event is visible there
+            // (a transaction of another test on the same server can hold the gate for a moment).
+            let count = try await h.store.eventCount()
+            _ = try await readLog(h.store, atLeast: count)
             let check = try await LedgerReplayer(store: h.store).check()
+            #expect(check.events == count)
             #expect(check.differences.isEmpty, "\(check.differences)")
             #expect(try await h.store.audit(progress: nil).isIntact)
         }
