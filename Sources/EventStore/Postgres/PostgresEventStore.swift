@@ -124,39 +124,30 @@ public final class PostgresEventStore: EventStore {
         expectedVersion: ExpectedVersion,
         inline: InlineProjection?
     ) async throws -> AppendResult {
+        if let inline {
+            // The inline work shares the append's transaction, with the same retries as any other.
+            return try await transaction { transaction in
+                let result = try await transaction.append(to: stream, events, expectedVersion: expectedVersion)
+                try await inline(result, transaction)
+                return result
+            }
+        }
         let prepared = try PreparedEvent.prepare(stream: stream, events)
         let recordedAt = Timestamp.micros(Timestamp.truncated(now()))
         let keys = prepared.compactMap(\.event.dedupeKey)
         // The first attempt is optimistic: it takes the stream head from the cache (a stream this
         // process has not seen is guessed empty, the common case for a new subscription) and leaves
-        // duplicates to the unique index. Races (a
-        // concurrent duplicate, another writer moving the head, a stale cache) end an attempt without
-        // writing anything; the next attempt reads everything and decides again.
+        // duplicates to the append statement (one event) or the unique index. Races (a concurrent
+        // duplicate, another writer moving the head, a stale cache) end an attempt without writing
+        // anything; the next attempt reads everything and decides again.
         for attempt in 1... {
             let optimistic = attempt == 1
             do {
-                let outcome: AttemptOutcome
-                if let inline {
-                    outcome = try await client.withTransaction(logger: logger) { connection in
-                        let outcome = try await self.attemptAppend(
-                            connection, stream: stream, prepared: prepared, keys: keys,
-                            expected: expectedVersion, recordedAt: recordedAt, optimistic: optimistic
-                        )
-                        if case .done(let result) = outcome {
-                            try await inline(result, self.projectionTransaction(connection))
-                        } else {
-                            // Leave the transaction clean for the retry.
-                            throw RetryAppend()
-                        }
-                        return outcome
-                    }
-                } else {
-                    outcome = try await client.withConnection { connection in
-                        try await self.attemptAppend(
-                            connection, stream: stream, prepared: prepared, keys: keys,
-                            expected: expectedVersion, recordedAt: recordedAt, optimistic: optimistic
-                        )
-                    }
+                let outcome = try await client.withConnection { connection in
+                    try await self.attemptAppend(
+                        connection, stream: stream, prepared: prepared, keys: keys,
+                        expected: expectedVersion, recordedAt: recordedAt, optimistic: optimistic
+                    )
                 }
                 switch outcome {
                 case .done(let result):
@@ -308,8 +299,8 @@ public final class PostgresEventStore: EventStore {
         }
     }
 
-    /// An append inside a transaction another append opened. A lost race cannot be retried alone
-    /// (the transaction is the unit), so it throws `RetryAppend` and the outer append starts over.
+    /// An append inside an open transaction. A lost race cannot be retried alone (the transaction is
+    /// the unit), so it throws `RetryAppend` and `transaction` runs its body again.
     private func appendInTransaction(
         _ connection: PostgresConnection,
         to stream: String,

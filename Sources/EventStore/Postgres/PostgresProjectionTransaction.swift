@@ -9,14 +9,7 @@ struct PostgresProjectionTransaction: AppendingTransaction {
     /// Appends on this connection's open transaction; nil outside a transaction.
     var appendEvents: AppendInTransaction?
     /// Appends to several streams on this connection's open transaction; nil outside a transaction.
-    var appendToStreams: (@Sendable ([StreamAppend]) async throws -> [AppendResult])?
-
-    func append(_ appends: [StreamAppend]) async throws -> [AppendResult] {
-        guard let appendToStreams else {
-            throw EventStoreError(.databaseError, "appending needs the store's write transaction, not a read-only connection")
-        }
-        return try await appendToStreams(appends)
-    }
+    var appendToStreams: AppendToStreamsInTransaction?
 
     func document(model: String, key: String) async throws -> Data? {
         for try await data in try await connection.execute(ReadDocumentStatement(model: model, key: key), logger: logger) {

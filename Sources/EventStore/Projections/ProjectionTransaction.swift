@@ -49,6 +49,11 @@ extension ProjectionTransaction {
 
     /// One stream at a time, for stores where a statement costs no round trip (SQLite).
     public func append(_ appends: [StreamAppend]) async throws -> [AppendResult] {
+        try await appendEachPart(appends)
+    }
+
+    /// `append(_:)` as a loop of `append(to:)`.
+    func appendEachPart(_ appends: [StreamAppend]) async throws -> [AppendResult] {
         var results: [AppendResult] = []
         for part in appends {
             results.append(try await append(to: part.stream, part.events, expectedVersion: .any))

@@ -8,26 +8,32 @@ extension SubscriptionLedger {
     /// Claims a chain for a user under the configured policy and records the outcome.
     ///
     /// Nothing is recorded when the user already owns the chain. Under `keep`, a claim on another
-    /// user's chain is recorded as rejected and then refused with `link_conflict`.
+    /// user's chain is recorded as rejected and then refused with `link_conflict`. A transfer's link
+    /// and the previous owner's unlink commit together.
     public func link(userId: String, originalTransactionId chain: String, source: String, context: IngestContext) async throws -> UserLink? {
+        let claim = LinkClaim(chain: chain, userId: userId, source: source)
         for _ in 0..<10 {
             let owner = try await currentOwner(of: chain)
-            if owner == userId { return nil }
-            let outcome: UserLink.Outcome = owner == nil ? .linked : (configuration.linkPolicy == .transfer ? .transferred : .rejected)
-            let link = UserLink(userId: userId, originalTransactionId: chain, source: source, outcome: outcome, previousUserId: owner)
+            let now = clock.now()
+            guard let outcome = try decide(claim, owner: owner, now: now, context: context) else { return nil }
+            let touched = [DocumentKey(model: ReadModel.chainOwner, key: chain)]
+                + Set(outcome.records.map(\.link.userId)).sorted().map { DocumentKey(model: ReadModel.userEntitlements, key: $0) }
             do {
-                let appended = try await appendLink(link, type: LedgerEventType.userLinked, expectedOwner: owner, context: context, dedupeKey: nil)
-                if outcome == .transferred, let previous = owner {
-                    let unlink = UserLink(userId: previous, originalTransactionId: chain, source: source, outcome: .unlinked, previousUserId: nil)
-                    _ = try await appendLink(unlink, type: LedgerEventType.userUnlinked, expectedOwner: nil, context: context, dedupeKey: "unlink:\(appended)")
+                try await store.transaction { transaction in
+                    try await TransactionDocuments.withDocuments(transaction, prefetch: touched) { documents in
+                        // Decided on an unlocked read: under the lock the owner must still be the same.
+                        guard try await documents.lockAndReadOwner(chain: chain)?.userId == owner else { throw LinkRaced() }
+                        try await self.record(outcome.records, now: now, in: transaction, documents: documents)
+                    }
                 }
-                if outcome == .rejected {
-                    throw LedgerError(.linkConflict, "subscription \(chain) belongs to another user and the linking policy is keep")
-                }
-                return link
             } catch is LinkRaced {
                 continue
             }
+            guard let link = outcome.records.first?.link else { return nil }
+            if link.outcome == .rejected {
+                throw LedgerError(.linkConflict, "subscription \(chain) belongs to another user and the linking policy is keep")
+            }
+            return link
         }
         throw EventStoreError(.storageUnavailable, "linking \(chain) kept racing with other claims; try again")
     }
@@ -36,29 +42,6 @@ extension SubscriptionLedger {
     func currentOwner(of chain: String) async throws -> String? {
         guard let data = try await store.document(model: ReadModel.chainOwner, key: chain) else { return nil }
         return try JSONDecoder().decode(OwnerDocument.self, from: data).userId
-    }
-
-    /// Appends a link event to the user's stream; the inline projection re-checks the owner under a lock.
-    private func appendLink(_ link: UserLink, type: String, expectedOwner: String?, context: IngestContext, dedupeKey: String?) async throws -> String {
-        let now = clock.now()
-        let event = try linkEvent(link, type: type, now: now, context: context, dedupeKey: dedupeKey)
-        let projector = self.projector
-        let checkOwner = type == LedgerEventType.userLinked
-        let result = try await store.append(to: LedgerEventType.userStream(link.userId), [event], expectedVersion: .any) { result, transaction in
-            guard let appended = result?.events.first, !appended.isDuplicate else { return }
-            let touched = [
-                DocumentKey(model: ReadModel.chainOwner, key: link.originalTransactionId),
-                DocumentKey(model: ReadModel.userEntitlements, key: link.userId),
-            ]
-            try await TransactionDocuments.withDocuments(transaction, prefetch: touched) { documents in
-                if checkOwner {
-                    let owner = try await documents.lockAndReadOwner(chain: link.originalTransactionId)?.userId
-                    guard owner == expectedOwner else { throw LinkRaced() }
-                }
-                try await projector.apply(Self.projectable(link, appended, now: now), to: documents)
-            }
-        }
-        return result.events.first?.eventID.lowercaseString ?? ""
     }
 
     /// A claim decided inside an open transaction: the link event to append (and, for a transfer,
@@ -94,9 +77,14 @@ extension SubscriptionLedger {
         return ClaimOutcome(records: records, owner: claim.userId)
     }
 
-    /// Folds a recorded link event into the documents.
-    func project(_ link: UserLink, _ appended: AppendedEvent, now: Date, into documents: TransactionDocuments) async throws {
-        try await projector.apply(Self.projectable(link, appended, now: now), to: documents)
+    /// Appends decided links to their users' streams in one multi-stream append and folds the new ones.
+    func record(_ records: [(link: UserLink, event: NewEvent)], now: Date, in transaction: any ProjectionTransaction, documents: TransactionDocuments) async throws {
+        guard !records.isEmpty else { return }
+        let appended = try await transaction.append(records.map { StreamAppend(stream: LedgerEventType.userStream($0.link.userId), events: [$0.event]) })
+        for (record, result) in zip(records, appended) {
+            guard let event = result.events.first, !event.isDuplicate else { continue }
+            try await projector.apply(Self.projectable(record.link, event, now: now), to: documents)
+        }
     }
 
     /// A link event as stored: the link as data, who asked as metadata.

@@ -285,12 +285,7 @@ public final class SubscriptionLedger: Sendable {
                 records += outcome.records
             }
         }
-        guard !records.isEmpty else { return }
-        let linked = try await transaction.append(records.map { StreamAppend(stream: LedgerEventType.userStream($0.link.userId), events: [$0.event]) })
-        for (record, result) in zip(records, linked) {
-            guard let event = result.events.first, !event.isDuplicate else { continue }
-            try await project(record.link, event, now: now, into: documents)
-        }
+        try await record(records, now: now, in: transaction, documents: documents)
     }
 
     /// The documents recording facts and their claims will lock, in the order every path takes them:

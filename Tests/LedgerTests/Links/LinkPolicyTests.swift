@@ -25,6 +25,22 @@ struct LinkPolicyTests {
         }
     }
 
+    /// A client submission that takes a chain from another user records the link and the previous
+    /// owner's unlink in one transaction: no moment where both or neither own it.
+    @Test(arguments: TestDatabases.dialects)
+    func aSubmittedTransferCommitsTheLinkAndTheUnlinkTogether(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect: dialect, policy: .transfer) { h in
+            try await h.submit(user: "alice", H.transaction("1000", purchased: 0, expires: 30), at: 0)
+            try await h.submit(user: "bob", H.transaction("1000", purchased: 0, expires: 30), at: 1)
+            let log = try await readLog(h.store, atLeast: 4).events
+            let link = try #require(log.first { $0.type == "user.linked" && $0.streamID == "user-bob" })
+            let unlink = try #require(log.first { $0.type == "user.unlinked" })
+            #expect(unlink.streamID == "user-alice")
+            #expect(link.cursor.transaction == unlink.cursor.transaction)
+            #expect(unlink.dedupeKey == "unlink:\(link.eventID.lowercaseString)")
+        }
+    }
+
     @Test func keepPolicyRecordsAndRefusesALaterClaim() async throws {
         try await H.run(policy: .keep) { h in
             try await h.submit(user: "alice", H.transaction("1000", purchased: 0, expires: 30), at: 0)
