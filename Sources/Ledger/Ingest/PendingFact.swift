@@ -16,9 +16,6 @@ struct PendingFact: Sendable {
 
     /// The event to append: the fact as data, where it came from as metadata.
     func event() throws -> NewEvent {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let metadata = EventMetadata(receivedAt: receivedAt, context: context, facts: facts)
-        return NewEvent(type: type, data: try encoder.encode(fact), metadata: try encoder.encode(metadata), dedupeKey: dedupeKey)
+        try .ledger(type: type, body: fact, receivedAt: receivedAt, context: context, facts: facts, dedupeKey: dedupeKey)
     }
 }

@@ -60,12 +60,12 @@ extension SubscriptionLedger {
         if owner == claim.userId { return nil }
         let outcome: UserLink.Outcome = owner == nil ? .linked : (configuration.linkPolicy == .transfer ? .transferred : .rejected)
         let link = UserLink(userId: claim.userId, originalTransactionId: claim.chain, source: claim.source, outcome: outcome, previousUserId: owner)
-        let event = try linkEvent(link, type: LedgerEventType.userLinked, now: now, context: context, dedupeKey: nil)
+        let event = try NewEvent.ledger(type: LedgerEventType.userLinked, body: link, receivedAt: now, context: context)
         var records = [(link: link, event: event)]
         if outcome == .transferred, let previous = owner {
             let unlink = UserLink(userId: previous, originalTransactionId: claim.chain, source: claim.source, outcome: .unlinked, previousUserId: nil)
-            let unlinkEvent = try linkEvent(
-                unlink, type: LedgerEventType.userUnlinked, now: now, context: context,
+            let unlinkEvent = try NewEvent.ledger(
+                type: LedgerEventType.userUnlinked, body: unlink, receivedAt: now, context: context,
                 dedupeKey: "unlink:\(event.eventID.lowercaseString)"
             )
             records.append((link: unlink, event: unlinkEvent))
@@ -85,18 +85,6 @@ extension SubscriptionLedger {
             guard let event = result.events.first, !event.isDuplicate else { continue }
             try await projector.apply(Self.projectable(record.link, event, now: now), to: documents)
         }
-    }
-
-    /// A link event as stored: the link as data, who asked as metadata.
-    private func linkEvent(_ link: UserLink, type: String, now: Date, context: IngestContext, dedupeKey: String?) throws -> NewEvent {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return NewEvent(
-            type: type,
-            data: try encoder.encode(link),
-            metadata: try encoder.encode(EventMetadata(receivedAt: now, context: context)),
-            dedupeKey: dedupeKey
-        )
     }
 
     private static func projectable(_ link: UserLink, _ appended: AppendedEvent, now: Date) -> ProjectableEvent {
@@ -128,13 +116,7 @@ extension SubscriptionLedger {
     }
 
     private func appendGrant(_ body: ProjectableEvent.Body, type: String, record: ManualGrant, now: Date, context: IngestContext) async throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let event = NewEvent(
-            type: type,
-            data: try encoder.encode(record),
-            metadata: try encoder.encode(EventMetadata(receivedAt: now, context: context))
-        )
+        let event = try NewEvent.ledger(type: type, body: record, receivedAt: now, context: context)
         let recordedAt = Self.milliseconds(now)
         let projector = self.projector
         _ = try await store.append(to: LedgerEventType.userStream(record.userId), [event], expectedVersion: .any) { result, transaction in
