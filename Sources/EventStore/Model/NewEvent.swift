@@ -20,7 +20,7 @@ public struct NewEvent: Sendable, Hashable {
 
     /// Creates an event from raw JSON object bytes.
     public init(
-        eventID: UUID = UUID(),
+        eventID: UUID = .random(),
         type: String,
         schemaVersion: Int = 1,
         data: Data,

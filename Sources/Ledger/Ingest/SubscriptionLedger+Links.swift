@@ -101,7 +101,7 @@ extension SubscriptionLedger {
         guard !entitlement.isEmpty else { throw LedgerError(.malformedBody, "entitlement must not be empty") }
         let now = clock.now()
         let grant = ManualGrant(
-            grantId: UUID().lowercaseString, userId: userId, entitlement: entitlement,
+            grantId: UUID.random().lowercaseString, userId: userId, entitlement: entitlement,
             expiresAt: Self.milliseconds(expiresAt), reason: reason, at: Self.milliseconds(now)
         )
         try await appendGrant(.grant(grant), type: LedgerEventType.entitlementGranted, record: grant, now: now, context: context)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import EventStore
 import Foundation
+import LedgerHTTP
 import Logging
 import PostgresNIO
 
@@ -22,7 +23,8 @@ enum BenchSchema {
 
     /// A logger that only reports errors, so benchmark output stays readable.
     static var quietLogger: Logger {
-        var logger = Logger(label: "subledger.bench")
+        // The service's handler, so the HTTP benchmark pays what `serve` pays per request.
+        var logger = Logger(label: "subledger.bench", factory: { LineLogHandler(label: $0) })
         logger.logLevel = .error
         return logger
     }

@@ -1,9 +1,10 @@
+import LedgerHTTP
 import Logging
 
-/// Makes the process's loggers at the configured level.
+/// Makes the process's loggers at the configured level, writing lines with `LineLogHandler`.
 enum ProcessLogger {
     static func make(level: Logger.Level, label: String = "subledger") -> Logger {
-        var logger = Logger(label: label)
+        var logger = Logger(label: label, factory: { LineLogHandler(label: $0) })
         logger.logLevel = level
         return logger
     }

@@ -45,7 +45,9 @@ struct APIHarness: Sendable {
         }
     }
 
-    static func application(store: any EventStore, pki: TestPKI, clock: ManualClock, verifyReceiptURL: String) throws -> some ApplicationProtocol {
+    static func application(
+        store: any EventStore, pki: TestPKI, clock: ManualClock, verifyReceiptURL: String, logger: Logger = TestDatabases.logger
+    ) throws -> some ApplicationProtocol {
         let verifier = try pki.makeVerifier(bundleId: bundleId, appAppleId: 1_234_567_890, environments: [.sandbox, .production])
         let receipts = VerifyReceiptClient(configuration: .init(
             productionURL: verifyReceiptURL + "/production", sandboxURL: verifyReceiptURL + "/sandbox",
@@ -67,7 +69,7 @@ struct APIHarness: Sendable {
         ]
         return LedgerApplication.make(
             settings: .init(host: "127.0.0.1", port: 0), store: store, ledger: ledger, keys: keys, clock: clock,
-            logger: TestDatabases.logger
+            logger: logger
         )
     }
 

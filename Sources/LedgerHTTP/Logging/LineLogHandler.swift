@@ -1,0 +1,60 @@
+import Foundation
+import Logging
+
+/// Writes each log message as one line to standard error (or a test's sink), formatting the metadata
+/// only when a line is written.
+///
+/// swift-log's `StreamLogHandler` formats its metadata every time a key is set. Every request sets its
+/// request id on the logger and most requests log nothing, so that formatting was a measurable part of
+/// each request's CPU.
+public struct LineLogHandler: LogHandler {
+    /// Where finished lines go.
+    public typealias Sink = @Sendable (String) -> Void
+
+    public var logLevel: Logger.Level = .info
+    public var metadata: Logger.Metadata = [:]
+    public var metadataProvider: Logger.MetadataProvider?
+    private let label: String
+    private let sink: Sink
+
+    /// A handler for `label` writing to `sink` (standard error unless given).
+    public init(label: String, metadataProvider: Logger.MetadataProvider? = nil, sink: @escaping Sink = LineLogHandler.standardError) {
+        self.label = label
+        self.metadataProvider = metadataProvider
+        self.sink = sink
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var merged = metadata
+        if let provided = metadataProvider?.get(), !provided.isEmpty {
+            merged.merge(provided, uniquingKeysWith: { _, provided in provided })
+        }
+        if let extra = event.metadata, !extra.isEmpty {
+            merged.merge(extra, uniquingKeysWith: { _, extra in extra })
+        }
+        sink(Self.line(date: Date(), level: event.level, label: label, metadata: merged, source: event.source, message: "\(event.message)"))
+    }
+
+    /// One line: time (UTC, milliseconds), level, label, the metadata sorted by key, the source module and the message.
+    public static func line(date: Date, level: Logger.Level, label: String, metadata: Logger.Metadata, source: String, message: String) -> String {
+        var line = date.formatted(timestampStyle)
+        line += " \(level) \(label) :"
+        for key in metadata.keys.sorted() {
+            if let value = metadata[key] { line += " \(key)=\(value)" }
+        }
+        line += " [\(source)] \(message)\n"
+        return line
+    }
+
+    private static let timestampStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
+    /// Writes a line to standard error in one `write`, so lines from concurrent requests do not interleave.
+    public static let standardError: Sink = { line in
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+}

@@ -1,0 +1,62 @@
+import AppStoreTesting
+import EventStoreTesting
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Ledger
+import LedgerHTTP
+import Logging
+import Synchronization
+import Testing
+
+/// The request id reaches the response and the log lines of the request, written by `LineLogHandler`.
+struct RequestLogTests {
+    @Test func aRequestsLogLineCarriesItsRequestIDOfferedOrGenerated() async throws {
+        let lines = Mutex<[String]>([])
+        let logger = Logger(label: "test", factory: { LineLogHandler(label: $0, sink: { line in lines.withLock { $0.append(line) } }) })
+        let pki = try APIHarness.pki.get()
+        try await withFreshStore(.sqlite) { fixture in
+            let app = try APIHarness.application(
+                store: fixture.store, pki: pki, clock: ManualClock(Day.date(0)), verifyReceiptURL: "http://127.0.0.1:9", logger: logger
+            )
+            try await app.test(.live) { client in
+                let offered = try await client.execute(
+                    uri: "/v1/users/u1/entitlements", method: .get,
+                    headers: [.authorization: "Bearer wrong", HTTPField.Name("X-Request-ID")!: "trace-42"]
+                )
+                #expect(offered.status == .unauthorized)
+                #expect(offered.headers[HTTPField.Name("X-Request-ID")!] == "trace-42")
+
+                let generated = try await client.execute(uri: "/v1/users/u2/entitlements", method: .get, headers: [.authorization: "Bearer wrong"])
+                let id = try #require(generated.headers[HTTPField.Name("X-Request-ID")!])
+                #expect(id.count >= 16 && id != "trace-42")
+
+                let failures = lines.withLock { $0 }.filter { $0.contains("request failed") }
+                #expect(failures.count == 2)
+                #expect(failures.contains { $0.contains("request_id=trace-42") && $0.contains("code=unauthorized") && $0.contains(" info test :") })
+                #expect(failures.contains { $0.contains("request_id=\(id) ") })
+            }
+        }
+    }
+
+    @Test func aLineHasTimeLevelLabelSortedMetadataAndMessage() {
+        let date = Date(timeIntervalSince1970: 1_795_435_200.25)
+        let line = LineLogHandler.line(
+            date: date, level: .notice, label: "subledger", metadata: ["z": "last", "a": "first"], source: "Ledger", message: "hello"
+        )
+        #expect(line == "2026-11-23T12:00:00.250Z notice subledger : a=first z=last [Ledger] hello\n")
+    }
+
+    @Test func metadataFromTheProviderAndTheCallJoinTheLoggersOwn() {
+        let lines = Mutex<[String]>([])
+        let provider = Logger.MetadataProvider { ["provided": "p"] }
+        var logger = Logger(label: "l", factory: { LineLogHandler(label: $0, metadataProvider: provider, sink: { line in lines.withLock { $0.append(line) } }) })
+        logger[metadataKey: "own"] = "o"
+        logger.debug("not written at the default info level")
+        logger.warning("written", metadata: ["call": "c", "own": "overridden"])
+        let written = lines.withLock { $0 }
+        #expect(written.count == 1)
+        #expect(written.first?.hasSuffix(" warning l : call=c own=overridden provided=p [LedgerHTTPTests] written\n") == true)
+    }
+}
