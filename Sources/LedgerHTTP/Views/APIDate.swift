@@ -4,7 +4,63 @@ import Foundation
 enum APIDate {
     static let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
-    static func string(_ date: Date) -> String { style.format(date) }
+    /// The date's text, at the nearest millisecond.
+    ///
+    /// Apple's dates are whole milliseconds, which a `Date` holds only to the nearest double:
+    /// `ISO8601FormatStyle` truncated those and printed many of them a millisecond early (…742.699 as
+    /// .698). Written here from whole milliseconds for years 1970 to 9999, which is also several times
+    /// cheaper than the style, used only outside that range.
+    static func string(_ date: Date) -> String {
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+        guard milliseconds >= 0, milliseconds < 253_402_300_800_000 else { return style.format(date) }
+        return string(millisecondsSince1970: Int64(milliseconds))
+    }
+
+    /// Formats whole milliseconds since 1970 (0 up to the end of year 9999).
+    static func string(millisecondsSince1970 total: Int64) -> String {
+        let days = total / 86_400_000
+        var rest = total % 86_400_000
+        let (year, month, day) = civil(daysSince1970: days)
+        let hour = rest / 3_600_000
+        rest %= 3_600_000
+        let minute = rest / 60_000
+        rest %= 60_000
+        let second = rest / 1000
+        let millisecond = rest % 1000
+        return String(unsafeUninitializedCapacity: 24) { text in
+            var at = 0
+            func put(_ value: Int64, width: Int) {
+                var value = value
+                for index in stride(from: at + width - 1, through: at, by: -1) {
+                    text[index] = UInt8(ascii: "0") + UInt8(value % 10)
+                    value /= 10
+                }
+                at += width
+            }
+            func put(_ byte: Unicode.Scalar) {
+                text[at] = UInt8(ascii: byte)
+                at += 1
+            }
+            put(year, width: 4); put("-"); put(month, width: 2); put("-"); put(day, width: 2)
+            put("T"); put(hour, width: 2); put(":"); put(minute, width: 2); put(":"); put(second, width: 2)
+            put("."); put(millisecond, width: 3); put("Z")
+            return at
+        }
+    }
+
+    /// The proleptic Gregorian date of a day count since 1970-01-01 (Howard Hinnant's civil_from_days).
+    private static func civil(daysSince1970 days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let shifted = days + 719_468
+        let era = shifted / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        return (year, month, day)
+    }
 
     /// Parses a query parameter; accepts with or without fractional seconds.
     static func parse(_ text: String) -> Date? {

@@ -107,8 +107,25 @@ public struct JSONWriter: Sendable {
     }
 
     /// A quoted string with JSONEncoder's escapes: `"`, `\`, `/` and control characters.
+    ///
+    /// Keys, ids and dates need no escape: their bytes go in with one copy, not one append per byte.
     private mutating func writeString(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
+        var value = value
+        let copied = value.withUTF8 { utf8 -> Bool in
+            guard !utf8.contains(where: Self.needsEscape) else { return false }
+            bytes.append(contentsOf: utf8)
+            return true
+        }
+        if !copied { writeEscaped(value) }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "/")
+    }
+
+    private mutating func writeEscaped(_ value: String) {
         for byte in value.utf8 {
             switch byte {
             case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
@@ -128,6 +145,5 @@ public struct JSONWriter: Sendable {
                 bytes.append(byte)
             }
         }
-        bytes.append(UInt8(ascii: "\""))
     }
 }

@@ -1,0 +1,35 @@
+import Foundation
+@testable import LedgerHTTP
+import Testing
+
+/// `APIDate.string` writes dates at the nearest millisecond, with the calendar `ISO8601FormatStyle` uses.
+struct APIDateTests {
+    @Test func wholeMillisecondsAreWrittenExactlyOnTheStylesCalendar() {
+        var generator = SystemRandomNumberGenerator()
+        var samples: [Int64] = [0, 951_825_600_007, 3_833_107_742_699, 253_402_300_799_999]
+        for _ in 0..<20_000 { samples.append(Int64.random(in: 0...4_102_444_800_000, using: &generator)) }
+        var mismatches: [String] = []
+        for milliseconds in samples {
+            let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+            // The style is exact on whole seconds; the milliseconds are the sample's own digits.
+            let seconds = APIDate.style.format(Date(timeIntervalSince1970: Double(milliseconds / 1000)))
+            let expected = seconds.dropLast(4) + String(format: "%03d", Int(milliseconds % 1000)) + "Z"
+            if APIDate.string(date) != expected { mismatches.append("\(milliseconds): \(APIDate.string(date)) vs \(expected)") }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
+    }
+
+    @Test func aMillisecondTheStyleTruncatedIsWrittenAsSent() {
+        let date = Date(timeIntervalSince1970: Double(3_833_107_742_699) / 1000)
+        #expect(APIDate.string(date) == "2091-06-19T16:09:02.699Z")
+    }
+
+    @Test func fractionsRoundToTheNearestMillisecondAndFarDatesUseTheStyle() {
+        #expect(APIDate.string(Date(timeIntervalSince1970: 1.0006)) == "1970-01-01T00:00:01.001Z")
+        #expect(APIDate.string(Date(timeIntervalSince1970: 1.0004)) == "1970-01-01T00:00:01.000Z")
+        #expect(APIDate.string(millisecondsSince1970: 951_825_600_007) == "2000-02-29T12:00:00.007Z")
+        let before1970 = Date(timeIntervalSince1970: -86_400)
+        #expect(APIDate.string(before1970) == APIDate.style.format(before1970))
+        #expect(APIDate.string(before1970).hasPrefix("1969-12-31T00:00:00"))
+    }
+}
