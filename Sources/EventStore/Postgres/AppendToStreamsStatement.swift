@@ -6,7 +6,7 @@ import PostgresNIO
 struct AppendToStreamsStatement: PostgresPreparedStatement {
     typealias Row = (eventID: UUID, position: Int64)
 
-    static let name = "subledger_append_to_streams_v1"
+    static let name = "subledger_append_to_streams_v2"
     static let sql = PostgresSQL.appendToStreams
     static let bindingDataTypes: [PostgresDataType] = [
         .textArray, .int8Array, .byteaArray, .textArray, .int8Array, .byteaArray,

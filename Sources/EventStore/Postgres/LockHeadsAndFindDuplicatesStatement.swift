@@ -8,7 +8,7 @@ struct LockHeadsAndFindDuplicatesStatement: PostgresPreparedStatement {
     /// `dedupeKey` (`eventID`, `position`, at `version` of `stream`).
     typealias Row = (kind: Int32, stream: String, version: Int64, hash: Data?, dedupeKey: String?, eventID: UUID?, position: Int64?)
 
-    static let name = "subledger_lock_heads_and_find_duplicates_v1"
+    static let name = "subledger_lock_heads_and_find_duplicates_v2"
     static let sql = PostgresSQL.lockHeadsAndFindDuplicates
     static let bindingDataTypes: [PostgresDataType] = [.textArray, .textArray]
 

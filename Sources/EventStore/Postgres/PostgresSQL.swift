@@ -68,8 +68,12 @@ enum PostgresSQL {
 
     /// Locks the heads of the streams $1 (in the given, sorted, order) and finds the events with
     /// dedupe keys $2: the first half of a multi-stream append. `kind` 0 is a head, 1 a stored
-    /// duplicate. One lookup per key (LATERAL), so a prepared statement's generic plan cannot turn
-    /// `= ANY(array)` into a scan of the whole table, as it did.
+    /// duplicate.
+    ///
+    /// One index lookup per key, whatever the table statistics say. A prepared statement keeps the
+    /// generic plan it made while the tables were small: `= ANY(array)` became a scan of the whole
+    /// table, and so did a LATERAL lookup the planner flattened into a hash join. `FOR UPDATE` and
+    /// `OFFSET 0` keep each lookup a parameterized scan of its index.
     static let lockHeadsAndFindDuplicates = """
         WITH locked AS MATERIALIZED (
             SELECT s.stream_id, s.version, s.head_hash
@@ -82,17 +86,22 @@ enum PostgresSQL {
         SELECT 1, e.stream_id, e.stream_version, NULL::bytea, e.dedupe_key, e.event_id, e.position
         FROM unnest($2::text[]) AS k(dedupe_key),
              LATERAL (SELECT stream_id, stream_version, dedupe_key, event_id, position FROM events
-                      WHERE events.dedupe_key = k.dedupe_key) AS e
+                      WHERE events.dedupe_key = k.dedupe_key OFFSET 0) AS e
         """
 
     /// The second half: moves the locked heads ($1-$3), creates the new streams ($4-$6) and inserts
     /// the events of every stream ($7-$16), in one statement. A stream created meanwhile by another
     /// transaction fails the insert into `streams` (a race the caller retries).
+    ///
+    /// The heads move by `ON CONFLICT DO UPDATE`, which finds each row through the primary key. An
+    /// `UPDATE ... FROM unnest(...)` is a join, and the generic plan made while `streams` was small
+    /// hashed it against a scan of the whole table. The first half holds these heads locked, so each
+    /// row conflicts and is updated.
     static let appendToStreams = """
         WITH moved AS (
-            UPDATE streams AS s SET version = h.version, head_hash = h.head_hash
-            FROM unnest($1::text[], $2::int8[], $3::bytea[]) AS h(stream_id, version, head_hash)
-            WHERE s.stream_id = h.stream_id
+            INSERT INTO streams AS s (stream_id, version, head_hash)
+            SELECT * FROM unnest($1::text[], $2::int8[], $3::bytea[])
+            ON CONFLICT (stream_id) DO UPDATE SET version = EXCLUDED.version, head_hash = EXCLUDED.head_hash
             RETURNING 1
         ), created AS (
             INSERT INTO streams (stream_id, version, head_hash)

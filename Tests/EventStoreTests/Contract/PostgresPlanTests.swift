@@ -1,0 +1,40 @@
+@testable import EventStore
+import EventStoreTesting
+import Foundation
+import PostgresNIO
+import Testing
+
+/// A prepared statement keeps its generic plan, and the plan is made while the tables are small (a new
+/// database, the first minute of a deployment). The batched statements (the multi-stream append and
+/// the batched entitlement read) must look rows up through the indexes even then; a scan of `events`
+/// or `streams` per batch made ingest slow down as the tables grew.
+@Suite("PostgreSQL: generic plans of the batched statements")
+struct PostgresPlanTests {
+    @Test(.enabled(if: TestDatabases.dialects.contains(.postgres)))
+    func theGenericPlansLookEveryRowUpThroughAnIndex() async throws {
+        try await withFreshStore(.postgres) { (fixture: StoreFixture) async throws in
+            let raw = try #require(fixture.rawPostgres)
+            let statements: [(name: String, sql: String, parameters: Int)] = [
+                ("lock_heads", PostgresSQL.lockHeadsAndFindDuplicates, 2),
+                ("append_to_streams", PostgresSQL.appendToStreams, 16),
+                ("documents_with_related", PostgresSQL.documentsWithRelated, 4),
+            ]
+            for statement in statements {
+                let plan = try await raw.withConnection { connection in
+                    try await connection.query(PostgresQuery(unsafeSQL: "SET search_path TO \(fixture.location)"), logger: TestDatabases.logger)
+                    try await connection.query("SET plan_cache_mode = force_generic_plan", logger: TestDatabases.logger)
+                    try await connection.query(PostgresQuery(unsafeSQL: "PREPARE \(statement.name) AS \(statement.sql)"), logger: TestDatabases.logger)
+                    let nulls = Array(repeating: "NULL", count: statement.parameters).joined(separator: ", ")
+                    let rows = try await connection.query(
+                        PostgresQuery(unsafeSQL: "EXPLAIN EXECUTE \(statement.name)(\(nulls))"), logger: TestDatabases.logger
+                    )
+                    var lines: [String] = []
+                    for try await line in rows.decode(String.self) { lines.append(line) }
+                    return lines.joined(separator: "\n")
+                }
+                #expect(!plan.contains("Seq Scan"), "\(statement.name):\n\(plan)")
+                #expect(plan.contains("Index"), "\(statement.name):\n\(plan)")
+            }
+        }
+    }
+}
