@@ -18,4 +18,7 @@ public struct IngestResult: Sendable, Hashable {
     public var isDuplicate: Bool
     public var eventID: String
     public var position: Int64
+    /// Chains the caller claimed that the `keep` policy refused: the refusal is recorded with the
+    /// fact, and a client submission answers `link_conflict`.
+    public var refusedChains: [String] = []
 }

@@ -6,4 +6,8 @@ struct LinkClaim: Hashable, Sendable {
     let userId: String
     /// `submit` or `app_account_token`, recorded on the link.
     let source: String
+    /// Made by the caller (a client's submission) rather than implied by the fact (a token): decided
+    /// even when the fact is a duplicate, since the client may resend to link, and a refusal under
+    /// `keep` is the caller's `link_conflict`.
+    var isExplicit = false
 }

@@ -112,8 +112,8 @@ public final class SubscriptionLedger: Sendable {
         )
     }
 
-    /// Verifies a StoreKit 2 transaction a client submitted for `userId`, records it, links the chain
-    /// to the user and returns the user's entitlements.
+    /// Verifies a StoreKit 2 transaction a client submitted for `userId`, records it and links the
+    /// chain to the user in one transaction, and returns the user's entitlements.
     public func submitTransaction(
         userId: String,
         signedTransaction: String,
@@ -139,25 +139,20 @@ public final class SubscriptionLedger: Sendable {
             transactions: [transaction],
             renewals: renewals
         )
-        _ = try await record(
+        let chain = transaction.originalTransactionId
+        let result = try await record(
             fact, type: LedgerEventType.transaction,
-            stream: LedgerEventType.chainStream(transaction.originalTransactionId),
+            stream: LedgerEventType.chainStream(chain),
             dedupeKey: "transaction:\(transaction.transactionId):\(transaction.assertedAt)" + (renewals.first.map { ":\($0.assertedAt)" } ?? ""),
-            receivedAt: now, context: context, facts: verified.facts
+            receivedAt: now, context: context, facts: verified.facts,
+            claims: [LinkClaim(chain: chain, userId: userId, source: "submit", isExplicit: true)] + appAccountTokenClaims(in: fact, except: userId)
         )
-        _ = try await link(userId: userId, originalTransactionId: transaction.originalTransactionId, source: "submit", context: context)
-        for claim in appAccountTokenClaims(in: fact, except: userId) {
-            do {
-                _ = try await link(userId: claim.userId, originalTransactionId: claim.chain, source: "app_account_token", context: context)
-            } catch let error as LedgerError where error.code == .linkConflict {
-                logger.info("appAccountToken claim refused", metadata: ["chain": "\(claim.chain)", "user": "\(claim.userId)"])
-            }
-        }
+        try Self.refuseIfKept(result)
         return try await entitlements(userId: userId, at: clock.now())
     }
 
-    /// Validates a legacy receipt through verifyReceipt, records the response for `userId`, links
-    /// every chain in it to the user and returns the user's entitlements.
+    /// Validates a legacy receipt through verifyReceipt, records the response for `userId` and links
+    /// every chain in it to the user in one transaction, and returns the user's entitlements.
     public func submitReceipt(userId: String, receiptData: String, context: IngestContext) async throws -> UserEntitlements {
         guard let validator = receiptValidator else {
             throw LedgerError(.receiptValidationUnavailable, "no verifyReceipt client is configured")
@@ -188,13 +183,14 @@ public final class SubscriptionLedger: Sendable {
             raw: String(decoding: raw, as: UTF8.self), bundleId: bundleId, userId: userId,
             transactions: transactions, renewals: renewals
         )
-        _ = try await record(
+        let result = try await record(
             fact, type: LedgerEventType.receiptValidated, stream: LedgerEventType.userStream(userId),
-            dedupeKey: "receipt:\(userId):" + Self.sha256(identity), receivedAt: now, context: context
+            dedupeKey: "receipt:\(userId):" + Self.sha256(identity), receivedAt: now, context: context,
+            claims: Set(transactions.map(\.originalTransactionId)).sorted().map {
+                LinkClaim(chain: $0, userId: userId, source: "submit", isExplicit: true)
+            }
         )
-        for chain in Set(transactions.map(\.originalTransactionId)).sorted() {
-            _ = try await link(userId: userId, originalTransactionId: chain, source: "submit", context: context)
-        }
+        try Self.refuseIfKept(result)
         return try await entitlements(userId: userId, at: clock.now())
     }
 
@@ -231,50 +227,70 @@ public final class SubscriptionLedger: Sendable {
 
     /// Records several facts in one transaction: every fact is appended to its stream (deduplicated)
     /// in one multi-stream append, the new ones are folded in the order they arrived over documents
-    /// locked and read in one round trip, their claims are decided in that order, the links appended
-    /// in a second multi-stream append and folded, and the documents written in one statement.
-    /// Streams and documents are locked in sorted order in every transaction, so concurrent batches
-    /// queue rather than deadlock.
+    /// locked and read in one round trip, their claims are decided in that order (a duplicate's
+    /// explicit claims too), the links appended in a second multi-stream append and folded, and the
+    /// documents written in one statement. Streams and documents are locked in sorted order in every
+    /// transaction, so concurrent batches queue rather than deadlock.
     func recordBatch(_ batch: [PendingFact]) async throws -> [IngestResult] {
         let events = try batch.map { try $0.event() }
         let order = batch.indices.sorted { (batch[$0].stream, $0) < (batch[$1].stream, $1) }
-        let appended = try await LedgerMetrics.database("append") {
-            try await store.transaction { transaction in
+        let (appended, refused) = try await LedgerMetrics.database("append") { () async throws -> ([AppendedEvent?], [Int: [String]]) in
+            try await store.transaction { transaction -> ([AppendedEvent?], [Int: [String]]) in
                 let results = try await transaction.append(order.map { StreamAppend(stream: batch[$0].stream, events: [events[$0]]) })
                 var appended: [AppendedEvent?] = Array(repeating: nil, count: batch.count)
                 for (index, result) in zip(order, results) {
                     appended[index] = result.events.first
                 }
-                // Folded, and their claims decided, in the order they arrived.
-                let fresh = batch.indices.filter { appended[$0].map { !$0.isDuplicate } ?? false }
-                guard !fresh.isEmpty else { return appended }
-                let touched = Self.documents(touchedBy: fresh.map { batch[$0] })
-                try await TransactionDocuments.withDocuments(transaction, prefetch: touched) { documents in
-                    try await self.fold(fresh.compactMap { index in appended[index].map { (batch[index], $0) } }, in: transaction, documents: documents)
+                // New facts, and duplicates whose caller claims their chain, in the order they arrived.
+                let entries = batch.indices.compactMap { index -> FoldEntry? in
+                    guard let event = appended[index] else { return nil }
+                    guard !event.isDuplicate || batch[index].claims.contains(where: \.isExplicit) else { return nil }
+                    return FoldEntry(index: index, pending: batch[index], event: event)
                 }
-                return appended
+                guard !entries.isEmpty else { return (appended, [:]) }
+                let touched = Self.documents(touchedBy: entries.map(\.pending))
+                var refused: [Int: [String]] = [:]
+                try await TransactionDocuments.withDocuments(transaction, prefetch: touched) { documents in
+                    refused = try await self.fold(entries, in: transaction, documents: documents)
+                }
+                return (appended, refused)
             }
         }
-        return try appended.map { event in
+        return try appended.enumerated().map { index, event in
             guard let event else { throw EventStoreError(.databaseError, "append returned no outcome") }
-            return IngestResult(isDuplicate: event.isDuplicate, eventID: event.eventID.lowercaseString, position: event.position)
+            return IngestResult(
+                isDuplicate: event.isDuplicate, eventID: event.eventID.lowercaseString, position: event.position,
+                refusedChains: refused[index] ?? []
+            )
         }
     }
 
+    /// A fact of a batch to fold (when new) and whose claims to decide.
+    private struct FoldEntry: Sendable {
+        let index: Int
+        let pending: PendingFact
+        let event: AppendedEvent
+    }
+
     /// Folds new facts in order, then decides their claims in order (each sees the owners the
-    /// earlier ones left), appends every link at once and folds them. Facts change chain documents
-    /// and links owner and user documents, so folding the links after the facts ends the same.
-    private func fold(_ facts: [(PendingFact, AppendedEvent)], in transaction: any ProjectionTransaction, documents: TransactionDocuments) async throws {
+    /// earlier ones left; a duplicate only its explicit claims), appends every link at once and folds
+    /// them. Facts change chain documents and links owner and user documents, so folding the links
+    /// after the facts ends the same. Returns, by batch index, the explicit claims `keep` refused.
+    private func fold(_ entries: [FoldEntry], in transaction: any ProjectionTransaction, documents: TransactionDocuments) async throws -> [Int: [String]] {
         var owners: [String: String] = [:]
         var records: [(link: UserLink, event: NewEvent)] = []
+        var refused: [Int: [String]] = [:]
         let now = clock.now()
-        for (pending, event) in facts {
-            let projectable = ProjectableEvent(
-                eventID: event.eventID.lowercaseString, position: event.position,
-                recordedAt: Self.milliseconds(pending.receivedAt), body: .fact(pending.fact)
-            )
-            try await projector.apply(projectable, to: documents)
-            for claim in pending.claims {
+        for entry in entries {
+            let pending = entry.pending
+            if !entry.event.isDuplicate {
+                let projectable = ProjectableEvent(
+                    eventID: entry.event.eventID.lowercaseString, position: entry.event.position,
+                    recordedAt: Self.milliseconds(pending.receivedAt), body: .fact(pending.fact)
+                )
+                try await projector.apply(projectable, to: documents)
+            }
+            for claim in pending.claims where claim.isExplicit || !entry.event.isDuplicate {
                 let owner = if let decided = owners[claim.chain] {
                     decided
                 } else {
@@ -283,9 +299,13 @@ public final class SubscriptionLedger: Sendable {
                 guard let outcome = try decide(claim, owner: owner, now: now, context: pending.context) else { continue }
                 owners[claim.chain] = outcome.owner
                 records += outcome.records
+                if claim.isExplicit, outcome.records.first?.link.outcome == .rejected {
+                    refused[entry.index, default: []].append(claim.chain)
+                }
             }
         }
         try await record(records, now: now, in: transaction, documents: documents)
+        return refused
     }
 
     /// The documents recording facts and their claims will lock, in the order every path takes them:
@@ -311,6 +331,13 @@ public final class SubscriptionLedger: Sendable {
             }
         }
         return claims.sorted { $0.key < $1.key }.map { LinkClaim(chain: $0.key, userId: $0.value, source: "app_account_token") }
+    }
+
+    /// A submission whose claim `keep` refused answers `link_conflict`; the fact and the refused link
+    /// are recorded all the same.
+    static func refuseIfKept(_ result: IngestResult) throws {
+        guard let chain = result.refusedChains.first else { return }
+        throw LedgerError(.linkConflict, "subscription \(chain) belongs to another user and the linking policy is keep")
     }
 
     static func milliseconds(_ date: Date) -> Int64 {

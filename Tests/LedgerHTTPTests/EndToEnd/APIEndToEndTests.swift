@@ -110,6 +110,27 @@ struct APIEndToEndTests {
         }
     }
 
+    /// Under `keep`, a second user's claim on a chain is 409 `link_conflict` as problem+json; the
+    /// submitted fact and the refused link are recorded, and the first owner keeps the chain.
+    @Test(arguments: TestDatabases.dialects)
+    func aClaimOnAnotherUsersChainUnderKeepIsALinkConflict(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect, policy: .keep) { h in
+            let purchase = H.transaction("1000", purchased: 0, expires: 30)
+            #expect(try await h.submit(user: "alice", purchase, at: 0).status == .ok)
+            let renewal = H.transaction("1001", purchased: 30, expires: 60, signed: 30)
+            let conflict = try await h.submit(user: "bob", renewal, at: 30)
+            #expect(conflict.status == .conflict)
+            #expect(conflict.headers[.contentType] == "application/problem+json")
+            #expect(try h.object(conflict)["code"] as? String == "link_conflict")
+            // Alice's purchase, its link, bob's renewal and his refused link.
+            #expect(try await h.eventCount() == 4)
+            // The renewal is Apple's fact about alice's chain, whoever submitted it.
+            #expect(try await h.pro("alice", at: 31)?["expires_at"] as? String == "2026-03-02T00:00:00.000Z")
+            let bob = try h.object(try await h.request(.get, "/v1/users/bob/entitlements", key: H.readKey))
+            #expect((bob["entitlements"] as? [Any])?.isEmpty == true)
+        }
+    }
+
     @Test(arguments: TestDatabases.dialects)
     func authenticationScopesAndBodyLimitAreEnforcedBeforeTheStore(_ dialect: StorageDialect) async throws {
         try await H.run(dialect) { h in

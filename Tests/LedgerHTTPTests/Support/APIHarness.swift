@@ -31,13 +31,14 @@ struct APIHarness: Sendable {
     static func run(
         _ dialect: StorageDialect,
         storePath: String? = nil,
+        policy: LedgerConfiguration.LinkPolicy = .transfer,
         _ body: @Sendable @escaping (APIHarness) async throws -> Void
     ) async throws {
         let pki = try Self.pki.get()
         let clock = ManualClock(Day.date(0))
         try await FakeVerifyReceipt.run { verifyReceiptURL in
             try await withFreshStore(dialect, now: { clock.now() }) { (fixture: StoreFixture) async throws in
-                let app = try Self.application(store: fixture.store, pki: pki, clock: clock, verifyReceiptURL: verifyReceiptURL)
+                let app = try Self.application(store: fixture.store, pki: pki, clock: clock, verifyReceiptURL: verifyReceiptURL, policy: policy)
                 try await app.test(.live) { client in
                     try await body(APIHarness(client: client, pki: pki, store: fixture.store, clock: clock, fixture: fixture))
                 }
@@ -46,7 +47,8 @@ struct APIHarness: Sendable {
     }
 
     static func application(
-        store: any EventStore, pki: TestPKI, clock: ManualClock, verifyReceiptURL: String, logger: Logger = TestDatabases.logger
+        store: any EventStore, pki: TestPKI, clock: ManualClock, verifyReceiptURL: String,
+        policy: LedgerConfiguration.LinkPolicy = .transfer, logger: Logger = TestDatabases.logger
     ) throws -> some ApplicationProtocol {
         let verifier = try pki.makeVerifier(bundleId: bundleId, appAppleId: 1_234_567_890, environments: [.sandbox, .production])
         let receipts = VerifyReceiptClient(configuration: .init(
@@ -58,7 +60,7 @@ struct APIHarness: Sendable {
             store: store, verifier: verifier, receiptValidator: receipts,
             configuration: LedgerConfiguration(
                 catalog: ProductCatalog(products: ["pro.monthly": .init(entitlements: ["pro"]), "lifetime.pro": .init(entitlements: ["pro"])]),
-                sharedSecrets: [bundleId: "s3cret"]
+                linkPolicy: policy, sharedSecrets: [bundleId: "s3cret"]
             ),
             clock: clock, logger: TestDatabases.logger
         )

@@ -86,4 +86,38 @@ struct LegacyInputTests {
             #expect(try await h.store.readStream("user-u1").filter { $0.type == "apple.receipt.validated" }.count == 1)
         }
     }
+
+    /// Under `keep`, a receipt naming a chain another user owns is refused with `link_conflict`, but
+    /// the receipt is recorded and every other chain in it is linked, in the same transaction.
+    @Test func aReceiptUnderKeepLinksItsFreeChainsAndRefusesATakenOne() async throws {
+        try await H.run(policy: .keep) { h in
+            try await h.submit(user: "alice", H.transaction("1000", purchased: 0, expires: 30), at: 0)
+            let entries = ["1000", "3000"].map { chain in
+                LegacyInAppTransaction(
+                    quantity: "1", productId: "pro.monthly", transactionId: chain + "1", originalTransactionId: chain,
+                    purchaseDate: Day.apple(0), originalPurchaseDate: Day.apple(0), expiresDate: Day.apple(30),
+                    isTrialPeriod: LegacyFlag(rawValue: "false")
+                )
+            }
+            h.receipts.register(
+                VerifyReceiptResponse(status: 0, environment: .sandbox, receipt: LegacyReceipt(bundleId: H.bundleId, requestDate: Day.apple(1)), latestReceiptInfo: entries),
+                for: "two-chains"
+            )
+            h.clock.set(Day.date(1))
+            do {
+                _ = try await h.ledger.submitReceipt(userId: "u1", receiptData: "two-chains", context: .init(source: "test"))
+                Issue.record("a claim on alice's chain was accepted under keep")
+            } catch let error as LedgerError {
+                #expect(error.code == .linkConflict)
+            }
+            let stream = try await h.store.readStream("user-u1")
+            #expect(stream.map(\.type) == ["apple.receipt.validated", "user.linked", "user.linked"])
+            let links = try stream.dropFirst().map { try JSONDecoder().decode(UserLink.self, from: $0.data) }
+            #expect(links.map(\.originalTransactionId) == ["1000", "3000"])
+            #expect(links.map(\.outcome) == [.rejected, .linked])
+            let view = try await h.ledger.entitlements(userId: "u1", at: Day.date(2))
+            #expect(view.subscriptions.map(\.originalTransactionId) == ["3000"])
+            #expect(try await h.entitlement("pro", of: "alice", at: 2)?.originalTransactionId == "1000")
+        }
+    }
 }

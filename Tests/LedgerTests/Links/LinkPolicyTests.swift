@@ -41,6 +41,19 @@ struct LinkPolicyTests {
         }
     }
 
+    /// A client's submission and the link it asks for are one transaction, as a notification and its
+    /// token's link are: a 200 never leaves the purchase recorded without its owner.
+    @Test(arguments: TestDatabases.dialects)
+    func aSubmissionRecordsItsFactAndItsLinkInOneTransaction(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect: dialect) { h in
+            try await h.submit(user: "alice", H.transaction("1000", purchased: 0, expires: 30), at: 0)
+            let log = try await readLog(h.store, atLeast: 2).events
+            #expect(log.map(\.type) == ["apple.transaction", "user.linked"])
+            #expect(log.first?.cursor.transaction == log.last?.cursor.transaction)
+            #expect(log.last?.streamID == "user-alice")
+        }
+    }
+
     @Test func keepPolicyRecordsAndRefusesALaterClaim() async throws {
         try await H.run(policy: .keep) { h in
             try await h.submit(user: "alice", H.transaction("1000", purchased: 0, expires: 30), at: 0)
