@@ -1,5 +1,7 @@
 import AppStore
 import AppStoreTesting
+import EventStore
+import EventStoreTesting
 import Foundation
 import Ledger
 import Testing
@@ -89,8 +91,9 @@ struct LegacyInputTests {
 
     /// Under `keep`, a receipt naming a chain another user owns is refused with `link_conflict`, but
     /// the receipt is recorded and every other chain in it is linked, in the same transaction.
-    @Test func aReceiptUnderKeepLinksItsFreeChainsAndRefusesATakenOne() async throws {
-        try await H.run(policy: .keep) { h in
+    @Test(arguments: TestDatabases.dialects)
+    func aReceiptUnderKeepLinksItsFreeChainsAndRefusesATakenOne(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect: dialect, policy: .keep) { h in
             try await h.submit(user: "alice", H.transaction("1000", purchased: 0, expires: 30), at: 0)
             let entries = ["1000", "3000"].map { chain in
                 LegacyInAppTransaction(
