@@ -15,7 +15,19 @@ extension NewEvent {
     ) throws -> NewEvent {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
+        return ledger(type: type, data: try encoder.encode(body), receivedAt: receivedAt, context: context, facts: facts, dedupeKey: dedupeKey)
+    }
+
+    /// An event whose body is already sorted-key JSON (a fact written by `JSONWriter`).
+    static func ledger(
+        type: String,
+        data: Data,
+        receivedAt: Date,
+        context: IngestContext,
+        facts: VerificationFacts? = nil,
+        dedupeKey: String? = nil
+    ) -> NewEvent {
         let metadata = EventMetadata(receivedAt: receivedAt, context: context, facts: facts)
-        return NewEvent(type: type, data: try encoder.encode(body), metadata: try encoder.encode(metadata), dedupeKey: dedupeKey)
+        return NewEvent(type: type, data: data, metadata: metadata.encodedJSON(), dedupeKey: dedupeKey)
     }
 }

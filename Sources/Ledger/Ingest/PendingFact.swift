@@ -15,7 +15,7 @@ struct PendingFact: Sendable {
     let claims: [LinkClaim]
 
     /// The event to append: the fact as data, where it came from as metadata.
-    func event() throws -> NewEvent {
-        try .ledger(type: type, body: fact, receivedAt: receivedAt, context: context, facts: facts, dedupeKey: dedupeKey)
+    func event() -> NewEvent {
+        .ledger(type: type, data: fact.encodedJSON(), receivedAt: receivedAt, context: context, facts: facts, dedupeKey: dedupeKey)
     }
 }

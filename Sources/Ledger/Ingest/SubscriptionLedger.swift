@@ -232,7 +232,7 @@ public final class SubscriptionLedger: Sendable {
     /// documents written in one statement. Streams and documents are locked in sorted order in every
     /// transaction, so concurrent batches queue rather than deadlock.
     func recordBatch(_ batch: [PendingFact]) async throws -> [IngestResult] {
-        let events = try batch.map { try $0.event() }
+        let events = batch.map { $0.event() }
         let order = batch.indices.sorted { (batch[$0].stream, $0) < (batch[$1].stream, $1) }
         let (appended, refused) = try await LedgerMetrics.database("append") { () async throws -> ([AppendedEvent?], [Int: [String]]) in
             try await store.transaction { transaction -> ([AppendedEvent?], [Int: [String]]) in
