@@ -2,46 +2,29 @@ import EventStore
 import Foundation
 
 extension SubscriptionLedger {
-    /// The claim changed hands between reading the owner and writing the link: decide again.
-    private struct LinkRaced: Error {}
-
     /// Claims a chain for a user under the configured policy and records the outcome.
     ///
     /// Nothing is recorded when the user already owns the chain. Under `keep`, a claim on another
-    /// user's chain is recorded as rejected and then refused with `link_conflict`. A transfer's link
-    /// and the previous owner's unlink commit together.
+    /// user's chain is recorded as rejected and then refused with `link_conflict`. The claim is
+    /// decided under the owner document's lock, as a fact's claims are, and a transfer's link and the
+    /// previous owner's unlink commit together.
     public func link(userId: String, originalTransactionId chain: String, source: String, context: IngestContext) async throws -> UserLink? {
-        let claim = LinkClaim(chain: chain, userId: userId, source: source)
-        for _ in 0..<10 {
-            let owner = try await currentOwner(of: chain)
+        let claim = LinkClaim(chain: chain, userId: userId, source: source, isExplicit: true)
+        let touched = [DocumentKey(model: ReadModel.chainOwner, key: chain), DocumentKey(model: ReadModel.userEntitlements, key: userId)]
+        let link = try await store.transaction { transaction -> UserLink? in
             let now = clock.now()
-            guard let outcome = try decide(claim, owner: owner, now: now, context: context) else { return nil }
-            let touched = [DocumentKey(model: ReadModel.chainOwner, key: chain)]
-                + Set(outcome.records.map(\.link.userId)).sorted().map { DocumentKey(model: ReadModel.userEntitlements, key: $0) }
-            do {
-                try await store.transaction { transaction in
-                    try await TransactionDocuments.withDocuments(transaction, prefetch: touched) { documents in
-                        // Decided on an unlocked read: under the lock the owner must still be the same.
-                        guard try await documents.lockAndReadOwner(chain: chain)?.userId == owner else { throw LinkRaced() }
-                        try await self.record(outcome.records, now: now, in: transaction, documents: documents)
-                    }
-                }
-            } catch is LinkRaced {
-                continue
+            var decided: ClaimOutcome?
+            try await TransactionDocuments.withDocuments(transaction, prefetch: touched) { documents in
+                let owner = try await documents.lockAndReadOwner(chain: chain)?.userId
+                decided = try self.decide(claim, owner: owner, now: now, context: context)
+                try await self.record(decided?.records ?? [], now: now, in: transaction, documents: documents)
             }
-            guard let link = outcome.records.first?.link else { return nil }
-            if link.outcome == .rejected {
-                throw LedgerError(.linkConflict, "subscription \(chain) belongs to another user and the linking policy is keep")
-            }
-            return link
+            return decided?.records.first?.link
         }
-        throw EventStoreError(.storageUnavailable, "linking \(chain) kept racing with other claims; try again")
-    }
-
-    /// The user who owns a chain now, from the read model.
-    func currentOwner(of chain: String) async throws -> String? {
-        guard let data = try await store.document(model: ReadModel.chainOwner, key: chain) else { return nil }
-        return try JSONDecoder().decode(OwnerDocument.self, from: data).userId
+        if link?.outcome == .rejected {
+            throw LedgerError(.linkConflict, "subscription \(chain) belongs to another user and the linking policy is keep")
+        }
+        return link
     }
 
     /// A claim decided inside an open transaction: the link event to append (and, for a transfer,

@@ -70,6 +70,26 @@ struct LinkPolicyTests {
         }
     }
 
+    /// `link` decides under the owner document's lock like a fact's claims: linking again records
+    /// nothing, and under `keep` another user's claim is recorded as rejected and refused.
+    @Test(arguments: TestDatabases.dialects)
+    func aDirectLinkIsDecidedLikeASubmissionsClaim(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect: dialect, policy: .keep) { h in
+            let context = IngestContext(source: "test")
+            #expect(try await h.ledger.link(userId: "alice", originalTransactionId: "1000", source: "submit", context: context)?.outcome == .linked)
+            #expect(try await h.ledger.link(userId: "alice", originalTransactionId: "1000", source: "submit", context: context) == nil)
+            do {
+                _ = try await h.ledger.link(userId: "bob", originalTransactionId: "1000", source: "submit", context: context)
+                Issue.record("bob's claim was accepted under keep")
+            } catch let error as LedgerError {
+                #expect(error.code == .linkConflict)
+            }
+            #expect(try await h.store.readStream("user-alice").map(\.type) == ["user.linked"])
+            let refused = try #require(try await h.store.readStream("user-bob").first)
+            #expect(try JSONDecoder().decode(UserLink.self, from: refused.data).outcome == .rejected)
+        }
+    }
+
     @Test func appAccountTokenClaimsTheChainForThatUser() async throws {
         try await H.run { h in
             let token = "6f0c2d4e-3f0b-4a59-9d7e-2a1b3c4d5e6f"
