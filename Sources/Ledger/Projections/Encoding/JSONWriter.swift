@@ -108,16 +108,20 @@ public struct JSONWriter: Sendable {
 
     /// A quoted string with JSONEncoder's escapes: `"`, `\`, `/` and control characters.
     ///
-    /// Keys, ids and dates need no escape: their bytes go in with one copy, not one append per byte.
+    /// The bytes between two characters that need escaping go in with one copy, not one append per
+    /// byte: ids and dates are a single copy, and a long raw payload with a few quotes a handful.
     private mutating func writeString(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
         var value = value
-        let copied = value.withUTF8 { utf8 -> Bool in
-            guard !utf8.contains(where: Self.needsEscape) else { return false }
-            bytes.append(contentsOf: utf8)
-            return true
+        value.withUTF8 { utf8 in
+            var runStart = 0
+            for index in utf8.indices where Self.needsEscape(utf8[index]) {
+                if runStart < index { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index])) }
+                writeEscape(for: utf8[index])
+                runStart = index + 1
+            }
+            if runStart < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
         }
-        if !copied { writeEscaped(value) }
         bytes.append(UInt8(ascii: "\""))
     }
 
@@ -125,25 +129,23 @@ public struct JSONWriter: Sendable {
         byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "/")
     }
 
-    private mutating func writeEscaped(_ value: String) {
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case UInt8(ascii: "/"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "/")])
-            case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0x08: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
-            case 0x0C: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
-            case 0x00..<0x20:
-                let digits = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: Array("\\u00".utf8))
-                bytes.append(digits[Int(byte >> 4)])
-                bytes.append(digits[Int(byte & 0x0F)])
-            default:
-                bytes.append(byte)
-            }
+    private mutating func writeEscape(for byte: UInt8) {
+        let backslash = UInt8(ascii: "\\")
+        switch byte {
+        case UInt8(ascii: "\""), backslash, UInt8(ascii: "/"): bytes.append(backslash); bytes.append(byte)
+        case 0x0A: bytes.append(backslash); bytes.append(UInt8(ascii: "n"))
+        case 0x0D: bytes.append(backslash); bytes.append(UInt8(ascii: "r"))
+        case 0x09: bytes.append(backslash); bytes.append(UInt8(ascii: "t"))
+        case 0x08: bytes.append(backslash); bytes.append(UInt8(ascii: "b"))
+        case 0x0C: bytes.append(backslash); bytes.append(UInt8(ascii: "f"))
+        default:
+            bytes.append(contentsOf: "\\u00".utf8)
+            bytes.append(Self.hexDigit(byte >> 4))
+            bytes.append(Self.hexDigit(byte & 0x0F))
         }
+    }
+
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 }
