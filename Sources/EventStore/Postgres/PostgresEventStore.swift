@@ -216,56 +216,93 @@ public final class PostgresEventStore: EventStore {
         _ connection: PostgresConnection,
         onAppend: @escaping @Sendable (AppendResult) -> Void = { _ in }
     ) -> PostgresProjectionTransaction {
-        PostgresProjectionTransaction(
+        let known = TransactionHeads()
+        return PostgresProjectionTransaction(
             connection: connection, logger: logger,
             appendEvents: { stream, events, expected in
-                let result = try await self.appendInTransaction(connection, to: stream, events, expected: expected)
+                let result = try await self.appendInTransaction(connection, to: stream, events, expected: expected, known: known)
                 onAppend(result)
                 return result
             },
             appendToStreams: { appends in
-                let results = try await self.appendToStreams(connection, appends)
+                let results = try await self.appendToStreams(connection, appends, known: known)
                 results.forEach(onAppend)
                 return results
+            },
+            lockForAppends: { streams, keys, documents in
+                try await self.lockHeadsAndDocuments(connection, streams: streams, keys: keys, documents: documents, known: known)
             }
         )
     }
 
-    /// Appends to several streams inside an open transaction in two round trips, however many: lock
-    /// the heads (sorted, so concurrent batches queue rather than deadlock) and find the stored
-    /// duplicates, then move and create the heads and insert every event in one statement.
-    private func appendToStreams(_ connection: PostgresConnection, _ appends: [StreamAppend]) async throws -> [AppendResult] {
-        if appends.count == 1, let only = appends.first {
-            // A lone append (a webhook with nobody waiting behind it) is usually one round trip.
-            return [try await appendInTransaction(connection, to: only.stream, only.events, expected: .any)]
-        }
-        let prepared = try appends.map { try PreparedEvent.prepare(stream: $0.stream, $0.events) }
-        let streams = Array(Set(appends.map(\.stream))).sorted()
-        let keys = prepared.flatMap { $0.compactMap(\.event.dedupeKey) }
+    /// Locks the heads of `streams`, looks up `keys`, then locks and reads `documents`, in one
+    /// statement; appends covered by them later in the transaction skip their own lookup.
+    private func lockHeadsAndDocuments(
+        _ connection: PostgresConnection, streams: [String], keys: [String], documents: [DocumentKey], known: TransactionHeads
+    ) async throws -> [Data?] {
+        let streams = Array(Set(streams)).sorted()
+        let keys = Array(Set(keys))
         var locked: [String: StreamHead] = [:]
         var stored: [String: AppendedEvent] = [:]
-        let lookup = LockHeadsAndFindDuplicatesStatement(streams: streams, keys: keys)
-        for try await row in try await connection.execute(lookup, logger: logger) {
-            if row.kind == 0 {
+        var found = [Data?](repeating: nil, count: documents.count)
+        let statement = LockHeadsAndDocumentsStatement(streams: streams, keys: keys, documents: documents)
+        for try await row in try await connection.execute(statement, logger: logger) {
+            switch row.kind {
+            case 0:
                 locked[row.stream] = StreamHead(version: row.version, hash: row.hash ?? EventHasher.genesis)
-            } else if let key = row.dedupeKey, let id = row.eventID, let position = row.position {
-                stored[key] = AppendedEvent(eventID: id, position: position, streamID: row.stream, streamVersion: row.version, isDuplicate: true)
+            case 1:
+                if let key = row.dedupeKey, let id = row.eventID, let position = row.position {
+                    stored[key] = AppendedEvent(eventID: id, position: position, streamID: row.stream, streamVersion: row.version, isDuplicate: true)
+                }
+            default:
+                let index = Int(row.version) - 1
+                if found.indices.contains(index) { found[index] = row.document }
             }
+        }
+        known.lookedUp(streams: streams, locked: locked, keys: keys, stored: stored)
+        return found
+    }
+
+    /// Appends to several streams inside an open transaction in two round trips, however many: lock
+    /// the heads (sorted, so concurrent batches queue rather than deadlock) and find the stored
+    /// duplicates, then move and create the heads and insert every event in one statement. One round
+    /// trip when the transaction already holds every head and has looked up every key.
+    private func appendToStreams(_ connection: PostgresConnection, _ appends: [StreamAppend], known: TransactionHeads) async throws -> [AppendResult] {
+        let streams = Array(Set(appends.map(\.stream))).sorted()
+        let keys = appends.flatMap { $0.events.compactMap(\.dedupeKey) }
+        let held = known.known(streams: streams, keys: keys)
+        if held == nil, appends.count == 1, let only = appends.first {
+            // A lone append (a webhook with nobody waiting behind it) is usually one round trip.
+            return [try await appendInTransaction(connection, to: only.stream, only.events, expected: .any, known: known)]
+        }
+        let prepared = try appends.map { try PreparedEvent.prepare(stream: $0.stream, $0.events) }
+        var locked: [String: StreamHead] = [:]
+        var stored: [String: AppendedEvent] = [:]
+        if let held {
+            locked = held.locked
+            stored = held.stored
+        } else {
+            _ = try await lockHeadsAndDocuments(connection, streams: streams, keys: keys, documents: [], known: known)
+            guard let fresh = known.known(streams: streams, keys: keys) else {
+                throw EventStoreError(.databaseError, "a multi-stream append lost track of the heads it locked")
+            }
+            locked = fresh.locked
+            stored = fresh.stored
         }
         // Plan each part on the heads the earlier parts left; a key planned earlier in this call is a
         // duplicate of that row, whose position is known only after the insert.
         let recordedAt = Timestamp.micros(Timestamp.truncated(now()))
         var heads = locked
-        var known = stored
+        var planned = stored
         var plans: [AppendPlan] = []
         for (part, events) in zip(appends, prepared) {
             let plan = try AppendPlan(
                 stream: part.stream, events: events, expected: .any, head: heads[part.stream] ?? .empty,
-                duplicates: known, recordedAtMicros: recordedAt
+                duplicates: planned, recordedAtMicros: recordedAt
             )
             for row in plan.rows {
                 if let key = row.dedupeKey {
-                    known[key] = AppendedEvent(eventID: row.eventID, position: 0, streamID: part.stream, streamVersion: row.streamVersion, isDuplicate: true)
+                    planned[key] = AppendedEvent(eventID: row.eventID, position: 0, streamID: part.stream, streamVersion: row.streamVersion, isDuplicate: true)
                 }
             }
             heads[part.stream] = plan.newHead
@@ -289,6 +326,17 @@ public final class PostgresEventStore: EventStore {
                 throw EventStoreError(.databaseError, "a multi-stream append stored \(positions.count) of \(rows.count) events")
             }
             for (stream, head) in changed { self.heads.remember(head, for: stream) }
+            known.appended(
+                heads: changed,
+                events: rows.compactMap { part in
+                    part.row.dedupeKey.map { key in
+                        (key, AppendedEvent(
+                            eventID: part.row.eventID, position: positions[part.row.eventID] ?? 0, streamID: part.stream,
+                            streamVersion: part.row.streamVersion, isDuplicate: true
+                        ))
+                    }
+                }
+            )
         }
         return plans.map { plan in
             var result = plan.result(positions: plan.rows.map { positions[$0.eventID] ?? 0 })
@@ -305,10 +353,13 @@ public final class PostgresEventStore: EventStore {
         _ connection: PostgresConnection,
         to stream: String,
         _ events: [NewEvent],
-        expected: ExpectedVersion
+        expected: ExpectedVersion,
+        known: TransactionHeads
     ) async throws -> AppendResult {
         let prepared = try PreparedEvent.prepare(stream: stream, events)
         let keys = prepared.compactMap(\.event.dedupeKey)
+        // Whatever happens below moves the head and stores the keys behind the record's back.
+        known.forget(stream: stream, keys: keys)
         let recordedAt = Timestamp.micros(Timestamp.truncated(now()))
         // A guessed head that proves stale costs no error, so the fresh read can follow in the same
         // transaction. So does a stored duplicate of a lone event (its statement checks the key);

@@ -10,6 +10,9 @@ struct PostgresProjectionTransaction: AppendingTransaction {
     var appendEvents: AppendInTransaction?
     /// Appends to several streams on this connection's open transaction; nil outside a transaction.
     var appendToStreams: AppendToStreamsInTransaction?
+    /// Locks heads and looks up keys for appends to come, then locks and reads documents, in one
+    /// statement on this connection's open transaction; nil outside a transaction.
+    var lockForAppends: (@Sendable (_ streams: [String], _ keys: [String], _ documents: [DocumentKey]) async throws -> [Data?])?
 
     func document(model: String, key: String) async throws -> Data? {
         for try await data in try await connection.execute(ReadDocumentStatement(model: model, key: key), logger: logger) {
@@ -37,6 +40,11 @@ struct PostgresProjectionTransaction: AppendingTransaction {
             if found.indices.contains(index) { found[index] = row.data }
         }
         return found
+    }
+
+    func lockAndRead(_ documents: [DocumentKey], beforeAppendingTo streams: [String], dedupeKeys: [String]) async throws -> [Data?] {
+        guard let lockForAppends else { return try await lockAndRead(documents) }
+        return try await lockForAppends(streams, dedupeKeys, documents)
     }
 
     func putDocuments(_ documents: [ProjectionDocument]) async throws {

@@ -66,27 +66,36 @@ enum PostgresSQL {
         FROM existing e
         """
 
-    /// Locks the heads of the streams $1 (in the given, sorted, order) and finds the events with
-    /// dedupe keys $2: the first half of a multi-stream append. `kind` 0 is a head, 1 a stored
-    /// duplicate.
+    /// Locks the heads of the streams $1 (in the given, sorted, order), finds the events with dedupe
+    /// keys $2, then locks and reads the documents of models $3 with keys $4 (in the given order):
+    /// the first half of a multi-stream append, and the documents the caller will fold it into.
+    /// `kind` 0 is a head, 1 a stored duplicate, 2 a document (its 1-based index as `version`, its
+    /// data as `document`).
+    ///
+    /// One statement, so one round trip, takes every lock an ingest batch needs; the branches of a
+    /// `UNION ALL` run in order, so the heads are locked before the documents, as every write path
+    /// takes them.
     ///
     /// One index lookup per key, whatever the table statistics say. A prepared statement keeps the
     /// generic plan it made while the tables were small: `= ANY(array)` became a scan of the whole
     /// table, and so did a LATERAL lookup the planner flattened into a hash join. `FOR UPDATE` and
     /// `OFFSET 0` keep each lookup a parameterized scan of its index.
-    static let lockHeadsAndFindDuplicates = """
+    static let lockHeadsAndDocuments = """
         WITH locked AS MATERIALIZED (
             SELECT s.stream_id, s.version, s.head_hash
             FROM unnest($1::text[]) AS k(stream_id),
                  LATERAL (SELECT stream_id, version, head_hash FROM streams
                           WHERE streams.stream_id = k.stream_id FOR UPDATE) AS s
         )
-        SELECT 0, stream_id, version, head_hash, NULL::text, NULL::uuid, NULL::int8 FROM locked
+        SELECT 0, stream_id, version, head_hash, NULL::text, NULL::uuid, NULL::int8, NULL::text FROM locked
         UNION ALL
-        SELECT 1, e.stream_id, e.stream_version, NULL::bytea, e.dedupe_key, e.event_id, e.position
+        SELECT 1, e.stream_id, e.stream_version, NULL::bytea, e.dedupe_key, e.event_id, e.position, NULL::text
         FROM unnest($2::text[]) AS k(dedupe_key),
              LATERAL (SELECT stream_id, stream_version, dedupe_key, event_id, position FROM events
                       WHERE events.dedupe_key = k.dedupe_key OFFSET 0) AS e
+        UNION ALL
+        SELECT 2, '', d.document_index, NULL::bytea, NULL::text, NULL::uuid, NULL::int8, d.document_data
+        FROM lock_and_read_documents($3::text[], $4::text[]) AS d
         """
 
     /// The second half: moves the locked heads ($1-$3), creates the new streams ($4-$6) and inserts

@@ -19,6 +19,11 @@ public protocol ProjectionTransaction: Sendable {
     /// Takes the locks on several documents in the given order, then reads them all (one round trip
     /// in PostgreSQL); nil for a document that does not exist.
     func lockAndRead(_ documents: [DocumentKey]) async throws -> [Data?]
+    /// Takes the locks appends to `streams` with `dedupeKeys` would take, then locks and reads
+    /// `documents` as `lockAndRead(_:)` does: one round trip in PostgreSQL, after which those
+    /// appends cost one round trip each instead of two. Heads are locked before documents, as every
+    /// write path takes them.
+    func lockAndRead(_ documents: [DocumentKey], beforeAppendingTo streams: [String], dedupeKeys: [String]) async throws -> [Data?]
     /// Creates or replaces several documents with distinct keys (one round trip in PostgreSQL).
     func putDocuments(_ documents: [ProjectionDocument]) async throws
     /// Appends events to a stream inside this transaction, with the same deduplication and stream
@@ -28,7 +33,8 @@ public protocol ProjectionTransaction: Sendable {
     /// Appends to several streams inside this transaction, with no expected version, as `append(to:)`
     /// would one after another in this order: a stream may come more than once, and an event whose
     /// dedupe key is stored or came earlier in the call is a duplicate. Two round trips in PostgreSQL
-    /// however many streams, so a batch of facts costs the same statements as one.
+    /// however many streams (one after `lockAndRead(_:beforeAppendingTo:dedupeKeys:)` named them
+    /// all), so a batch of facts costs the same statements as one.
     func append(_ appends: [StreamAppend]) async throws -> [AppendResult]
 }
 
@@ -36,6 +42,12 @@ extension ProjectionTransaction {
     public func lockAndRead(model: String, key: String) async throws -> Data? {
         try await lock(model: model, key: key)
         return try await document(model: model, key: key)
+    }
+
+    /// The documents alone, for stores where a statement costs no round trip (SQLite): the appends
+    /// take their own locks.
+    public func lockAndRead(_ documents: [DocumentKey], beforeAppendingTo streams: [String], dedupeKeys: [String]) async throws -> [Data?] {
+        try await lockAndRead(documents)
     }
 
     /// One document at a time, for stores where a statement costs no round trip (SQLite).

@@ -14,7 +14,9 @@ extension SubscriptionLedger {
         let link = try await store.transaction { transaction -> UserLink? in
             let now = clock.now()
             var decided: ClaimOutcome?
-            try await TransactionDocuments.withDocuments(transaction, prefetch: touched) { documents in
+            try await TransactionDocuments.withDocuments(
+                transaction, prefetch: touched, beforeAppendingTo: [LedgerEventType.userStream(userId)]
+            ) { documents in
                 let owner = try await documents.lockAndReadOwner(chain: chain)?.userId
                 decided = try self.decide(claim, owner: owner, now: now, context: context)
                 try await self.record(decided?.records ?? [], now: now, in: transaction, documents: documents)

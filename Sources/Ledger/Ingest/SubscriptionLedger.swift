@@ -225,32 +225,38 @@ public final class SubscriptionLedger: Sendable {
         }
     }
 
-    /// Records several facts in one transaction: every fact is appended to its stream (deduplicated)
-    /// in one multi-stream append, the new ones are folded in the order they arrived over documents
-    /// locked and read in one round trip, their claims are decided in that order (a duplicate's
-    /// explicit claims too), the links appended in a second multi-stream append and folded, and the
-    /// documents written in one statement. Streams and documents are locked in sorted order in every
-    /// transaction, so concurrent batches queue rather than deadlock.
+    /// Records several facts in one transaction: the first statement locks every stream head the
+    /// batch may append to and every document it may change, then every fact is appended to its
+    /// stream (deduplicated) in one multi-stream append, the new ones are folded in the order they
+    /// arrived, their claims are decided in that order (a duplicate's explicit claims too), the links
+    /// appended in a second multi-stream append and folded, and the documents written in one
+    /// statement. Heads, then documents, are locked in sorted order in every transaction, so
+    /// concurrent batches queue rather than deadlock.
     func recordBatch(_ batch: [PendingFact]) async throws -> [IngestResult] {
         let events = batch.map { $0.event() }
         let order = batch.indices.sorted { (batch[$0].stream, $0) < (batch[$1].stream, $1) }
+        // Every lock the batch may need is taken in its first statement: the heads of the facts' and
+        // the claimants' streams, then the documents. A duplicate's documents are locked for nothing,
+        // which costs less than another round trip for the new facts.
+        let touched = Self.documents(touchedBy: batch)
+        let streams = batch.map(\.stream) + batch.flatMap(\.claims).map { LedgerEventType.userStream($0.userId) }
+        let keys = events.compactMap(\.dedupeKey)
         let (appended, refused) = try await LedgerMetrics.database("append") { () async throws -> ([AppendedEvent?], [Int: [String]]) in
             try await store.transaction { transaction -> ([AppendedEvent?], [Int: [String]]) in
-                let results = try await transaction.append(order.map { StreamAppend(stream: batch[$0].stream, events: [events[$0]]) })
                 var appended: [AppendedEvent?] = Array(repeating: nil, count: batch.count)
-                for (index, result) in zip(order, results) {
-                    appended[index] = result.events.first
-                }
-                // New facts, and duplicates whose caller claims their chain, in the order they arrived.
-                let entries = batch.indices.compactMap { index -> FoldEntry? in
-                    guard let event = appended[index] else { return nil }
-                    guard !event.isDuplicate || batch[index].claims.contains(where: \.isExplicit) else { return nil }
-                    return FoldEntry(index: index, pending: batch[index], event: event)
-                }
-                guard !entries.isEmpty else { return (appended, [:]) }
-                let touched = Self.documents(touchedBy: entries.map(\.pending))
                 var refused: [Int: [String]] = [:]
-                try await TransactionDocuments.withDocuments(transaction, prefetch: touched) { documents in
+                try await TransactionDocuments.withDocuments(transaction, prefetch: touched, beforeAppendingTo: streams, dedupeKeys: keys) { documents in
+                    let results = try await transaction.append(order.map { StreamAppend(stream: batch[$0].stream, events: [events[$0]]) })
+                    for (index, result) in zip(order, results) {
+                        appended[index] = result.events.first
+                    }
+                    // New facts, and duplicates whose caller claims their chain, in the order they arrived.
+                    let entries = batch.indices.compactMap { index -> FoldEntry? in
+                        guard let event = appended[index] else { return nil }
+                        guard !event.isDuplicate || batch[index].claims.contains(where: \.isExplicit) else { return nil }
+                        return FoldEntry(index: index, pending: batch[index], event: event)
+                    }
+                    guard !entries.isEmpty else { return }
                     refused = try await self.fold(entries, in: transaction, documents: documents)
                 }
                 return (appended, refused)

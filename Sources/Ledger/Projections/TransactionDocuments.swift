@@ -27,25 +27,31 @@ final class TransactionDocuments: LedgerDocuments {
     }
 
     /// Runs a projection over the transaction's documents, then writes what it changed.
+    ///
+    /// `prefetch` names the documents to lock and read up front. The appends the body will make to
+    /// `streams` with `dedupeKeys` take their locks in the same round trip, before the documents.
     static func withDocuments(
         _ transaction: any ProjectionTransaction,
         prefetch: [DocumentKey] = [],
+        beforeAppendingTo streams: [String] = [],
+        dedupeKeys: [String] = [],
         _ body: (TransactionDocuments) async throws -> Void
     ) async throws {
         let documents = TransactionDocuments(transaction: transaction)
-        try await documents.prefetch(prefetch)
+        try await documents.prefetch(prefetch, beforeAppendingTo: streams, dedupeKeys: dedupeKeys)
         try await body(documents)
         try await documents.flush()
     }
 
-    /// Locks and reads, in one round trip and in the given order, the documents not already held.
-    func prefetch(_ keys: [DocumentKey]) async throws {
+    /// Locks and reads, in one round trip and in the given order, the documents not already held,
+    /// after the locks appends to `streams` with `dedupeKeys` will take.
+    func prefetch(_ keys: [DocumentKey], beforeAppendingTo streams: [String] = [], dedupeKeys: [String] = []) async throws {
         var seen: Set<DocumentKey> = []
         let missing = state.withLock { state in
             keys.filter { state.read[$0] == nil && !state.locked.contains($0) && seen.insert($0).inserted }
         }
-        guard !missing.isEmpty else { return }
-        let found = try await transaction.lockAndRead(missing)
+        guard !missing.isEmpty || !streams.isEmpty else { return }
+        let found = try await transaction.lockAndRead(missing, beforeAppendingTo: streams, dedupeKeys: dedupeKeys)
         state.withLock { state in
             for (key, data) in zip(missing, found) { state.read[key] = .some(data) }
         }

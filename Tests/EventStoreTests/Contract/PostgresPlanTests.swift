@@ -15,7 +15,7 @@ struct PostgresPlanTests {
         try await withFreshStore(.postgres) { (fixture: StoreFixture) async throws in
             let raw = try #require(fixture.rawPostgres)
             let statements: [(name: String, sql: String, parameters: Int)] = [
-                ("lock_heads", PostgresSQL.lockHeadsAndFindDuplicates, 2),
+                ("lock_heads_and_documents", PostgresSQL.lockHeadsAndDocuments, 4),
                 ("append_to_streams", PostgresSQL.appendToStreams, 16),
                 ("documents_with_related", PostgresSQL.documentsWithRelated, 4),
             ]
