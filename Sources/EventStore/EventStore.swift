@@ -102,6 +102,10 @@ public protocol EventStore: Sendable {
     /// Checks that the database answers; throws `storage_unavailable` if not.
     func ping() async throws
 
+    /// Where a batch of writes should run (`Batcher`'s `executor`): the event loop of the store's
+    /// connections, so each answer resumes the batch where it arrived; nil for the global pool.
+    var batchExecutor: (any TaskExecutor)? { get }
+
     /// Runs background work (PostgreSQL's connection pool and change listener) until cancelled.
     func run() async throws
 
@@ -110,6 +114,8 @@ public protocol EventStore: Sendable {
 }
 
 extension EventStore {
+    public var batchExecutor: (any TaskExecutor)? { nil }
+
     /// Appends events to a stream with no inline projection.
     public func append(
         to stream: String,

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NIOCore
+import NIOPosix
 import NIOSSL
 import PostgresNIO
 import Synchronization
@@ -18,6 +19,10 @@ public final class PostgresEventStore: EventStore {
     private let heads = StreamHeadCache()
 
     let client: PostgresClient
+    /// The connections' own event loop: one thread for the pool's sockets and the batches that use
+    /// them, apart from the HTTP server's loops (see `batchExecutor`). Shut down when `run()` ends.
+    private let eventLoopGroup: MultiThreadedEventLoopGroup
+    public let batchExecutor: (any TaskExecutor)?
     let logger: Logger
     private let now: @Sendable () -> Date
     /// LISTENs for other processes' appends and NOTIFYs them of ours, on a connection outside the pool.
@@ -55,10 +60,14 @@ public final class PostgresEventStore: EventStore {
         if let searchPath = settings.searchPath {
             configuration.options.additionalStartupParameters = [("search_path", searchPath)]
         }
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let eventLoopGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let executor = EventLoopTaskExecutor(eventLoop: eventLoopGroup.next())
+        let client = PostgresClient(configuration: configuration, eventLoopGroup: eventLoopGroup, backgroundLogger: logger)
         self.client = client
+        self.eventLoopGroup = eventLoopGroup
+        self.batchExecutor = executor
         self.relatedReads = ReadBatcher(
-            maxBatchesInFlight: settings.readBatchesInFlight, maxBatchSize: 256
+            maxBatchesInFlight: settings.readBatchesInFlight, maxBatchSize: 256, executor: executor
         ) { reads in
             try await Self.readRelated(reads, client: client, logger: logger)
         }
@@ -78,6 +87,7 @@ public final class PostgresEventStore: EventStore {
             group.addTask { await self.client.run() }
             group.addTask { await self.relay.run() }
         }
+        try? await eventLoopGroup.shutdownGracefully()
     }
 
     public func shutdown() async throws {}

@@ -36,11 +36,14 @@ public final class Batcher<Item: Sendable, Output: Sendable>: Sendable {
     private let state = Mutex(State())
     private let maxBatchesInFlight: Int
     private let maxBatchSize: Int
+    private let executor: (any TaskExecutor)?
 
-    /// Creates a batcher that runs up to `maxBatchesInFlight` batches of up to `maxBatchSize` at once.
-    public init(maxBatchesInFlight: Int, maxBatchSize: Int) {
+    /// Creates a batcher that runs up to `maxBatchesInFlight` batches of up to `maxBatchSize` at once,
+    /// each on `executor` if given (see `EventStore.batchExecutor`).
+    public init(maxBatchesInFlight: Int, maxBatchSize: Int, executor: (any TaskExecutor)? = nil) {
         self.maxBatchesInFlight = max(1, maxBatchesInFlight)
         self.maxBatchSize = max(1, maxBatchSize)
+        self.executor = executor
     }
 
     /// How many submissions wait for a batch now (tests use it to know one has queued).
@@ -81,7 +84,7 @@ public final class Batcher<Item: Sendable, Output: Sendable>: Sendable {
         let outputs: Result<[Output], any Error>
         do {
             let items = [item] + followers.map(\.item)
-            let answered = try await run(items)
+            let answered = try await withTaskExecutorPreference(executor) { try await run(items) }
             guard answered.count == items.count else {
                 throw EventStoreError(.databaseError, "a batch of \(items.count) answered \(answered.count)")
             }

@@ -9,9 +9,9 @@ final class ReadBatcher<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private let batcher: Batcher<Key, Value?>
     private let load: Load
 
-    /// Creates a batcher over `load`.
-    init(maxBatchesInFlight: Int, maxBatchSize: Int, load: @escaping Load) {
-        batcher = Batcher(maxBatchesInFlight: maxBatchesInFlight, maxBatchSize: maxBatchSize)
+    /// Creates a batcher over `load`, whose batches run on `executor` if given.
+    init(maxBatchesInFlight: Int, maxBatchSize: Int, executor: (any TaskExecutor)? = nil, load: @escaping Load) {
+        batcher = Batcher(maxBatchesInFlight: maxBatchesInFlight, maxBatchSize: maxBatchSize, executor: executor)
         self.load = load
     }
 

@@ -37,7 +37,10 @@ public final class SubscriptionLedger: Sendable {
         self.clock = clock
         self.logger = logger
         self.evaluator = EntitlementEvaluator(catalog: configuration.catalog, sandboxGrants: configuration.sandboxGrants)
-        self.factBatcher = Batcher(maxBatchesInFlight: configuration.ingestBatchesInFlight, maxBatchSize: configuration.ingestBatchSize)
+        self.factBatcher = Batcher(
+            maxBatchesInFlight: configuration.ingestBatchesInFlight, maxBatchSize: configuration.ingestBatchSize,
+            executor: store.batchExecutor
+        )
     }
 
     // MARK: Ingestion

@@ -1,4 +1,5 @@
 import EventStore
+import NIOPosix
 import Synchronization
 import Testing
 
@@ -62,5 +63,30 @@ struct BatcherTests {
         }
         #expect(run.batches.withLock { $0.map { Set($0) } } == [[0], [1, 2, -3]])
         await #expect(throws: Failed.self) { try await batcher.submit(-4, run: run.run) }
+    }
+
+    /// A batch prefers the batcher's executor: it starts on the executor's event loop and comes back
+    /// to it after every suspension, so a statement's answer resumes the batch where it arrived.
+    @Test func aBatchRunsOnItsExecutorAcrossSuspensions() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let executor = EventLoopTaskExecutor(eventLoop: group.next())
+        let onLoop = Mutex<[Bool]>([])
+        let run: Batcher<Int, String>.Run = { items in
+            onLoop.withLock { $0.append(executor.eventLoop.inEventLoop) }
+            try await Task.sleep(for: .milliseconds(2))
+            onLoop.withLock { $0.append(executor.eventLoop.inEventLoop) }
+            await Task.yield()
+            onLoop.withLock { $0.append(executor.eventLoop.inEventLoop) }
+            return items.map { "out\($0)" }
+        }
+        let pinned = Batcher<Int, String>(maxBatchesInFlight: 1, maxBatchSize: 4, executor: executor)
+        #expect(try await pinned.submit(1, run: run) == "out1")
+        #expect(onLoop.withLock { $0 } == [true, true, true])
+
+        onLoop.withLock { $0 = [] }
+        let pooled = Batcher<Int, String>(maxBatchesInFlight: 1, maxBatchSize: 4)
+        #expect(try await pooled.submit(2, run: run) == "out2")
+        #expect(onLoop.withLock { $0 } == [false, false, false])
+        try await group.shutdownGracefully()
     }
 }
