@@ -17,6 +17,24 @@ struct FactJSONTests {
         #expect(String(decoding: fact.encodedJSON(), as: UTF8.self) == String(decoding: try encoder.encode(fact), as: UTF8.self))
     }
 
+    /// Long raw payloads are scanned eight bytes at a time: a character that needs an escape (or a
+    /// non-ASCII one, which the word test flags for the byte scan) must be found at every offset.
+    @Test(arguments: ["\"", "\\", "/", "\n", "\u{1F}", "\u{0}", "é", "😀", "\u{7F}", " "])
+    func longRawPayloadsAreEscapedAtEveryOffset(special: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let filler = "eyJhbGciOiJFUzI1NiIsIng1YyI6WyJNSUlFTURDQ0E3YWdBd0lCQWdJUWZUbGZkMGZOdkZXdnpDMVlJQU5zWGpBS0Jn"
+        for offset in 0..<40 {
+            for length in [offset + 1, offset + 8, offset + 17, 64] where length > offset {
+                var raw = String(filler.prefix(length))
+                raw.insert(contentsOf: special, at: raw.index(raw.startIndex, offsetBy: offset))
+                raw += special + "." + special + special
+                let fact = AppleFact(raw: raw)
+                #expect(String(decoding: fact.encodedJSON(), as: UTF8.self) == String(decoding: try encoder.encode(fact), as: UTF8.self))
+            }
+        }
+    }
+
     @Test func metadataIsWrittenLikeJSONEncoder() throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
