@@ -102,8 +102,9 @@ public protocol EventStore: Sendable {
     /// Checks that the database answers; throws `storage_unavailable` if not.
     func ping() async throws
 
-    /// Where a batch of writes should run (`Batcher`'s `executor`): the event loop of the store's
-    /// connections, so each answer resumes the batch where it arrived; nil for the global pool.
+    /// Where a batch of database work (ingest transactions, entitlement reads) should run
+    /// (`Batcher`'s `executor`): the event loop of the store's connections, so each answer resumes
+    /// the batch where it arrived; nil for the global pool.
     var batchExecutor: (any TaskExecutor)? { get }
 
     /// Runs background work (PostgreSQL's connection pool and change listener) until cancelled.

@@ -2,7 +2,8 @@ import Foundation
 import NIOCore
 import PostgresNIO
 
-/// The second round trip of a multi-stream append: move or create every head and insert every event.
+/// Moves or creates every head and inserts every event of a multi-stream append: its only round trip
+/// when the transaction already holds the heads (see `TransactionHeads`), else its second.
 struct AppendToStreamsStatement: PostgresPreparedStatement {
     typealias Row = (eventID: UUID, position: Int64)
 

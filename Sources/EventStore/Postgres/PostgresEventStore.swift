@@ -19,9 +19,6 @@ public final class PostgresEventStore: EventStore {
     private let heads = StreamHeadCache()
 
     let client: PostgresClient
-    /// The connections' own event loop: one thread for the pool's sockets and the batches that use
-    /// them, apart from the HTTP server's loops (see `batchExecutor`). Shut down when `run()` ends.
-    private let eventLoopGroup: MultiThreadedEventLoopGroup
     public let batchExecutor: (any TaskExecutor)?
     let logger: Logger
     private let now: @Sendable () -> Date
@@ -60,11 +57,9 @@ public final class PostgresEventStore: EventStore {
         if let searchPath = settings.searchPath {
             configuration.options.additionalStartupParameters = [("search_path", searchPath)]
         }
-        let eventLoopGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let executor = EventLoopTaskExecutor(eventLoop: eventLoopGroup.next())
-        let client = PostgresClient(configuration: configuration, eventLoopGroup: eventLoopGroup, backgroundLogger: logger)
+        let executor = Self.connectionExecutor
+        let client = PostgresClient(configuration: configuration, eventLoopGroup: executor.eventLoop, backgroundLogger: logger)
         self.client = client
-        self.eventLoopGroup = eventLoopGroup
         self.batchExecutor = executor
         self.relatedReads = ReadBatcher(
             maxBatchesInFlight: settings.readBatchesInFlight, maxBatchSize: 256, executor: executor
@@ -87,8 +82,14 @@ public final class PostgresEventStore: EventStore {
             group.addTask { await self.client.run() }
             group.addTask { await self.relay.run() }
         }
-        try? await eventLoopGroup.shutdownGracefully()
     }
+
+    /// The connections' own event loop: one thread for the pool's sockets and the batches that use
+    /// them, apart from the HTTP server's loops (see `batchExecutor`). Shared by every store in the
+    /// process and never shut down, like NIO's singletons: a task that prefers it must always be
+    /// able to resume, even after its store stopped.
+    private static let connectionLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    private static let connectionExecutor = EventLoopTaskExecutor(eventLoop: connectionLoops.next())
 
     public func shutdown() async throws {}
 
@@ -282,7 +283,8 @@ public final class PostgresEventStore: EventStore {
         let keys = appends.flatMap { $0.events.compactMap(\.dedupeKey) }
         let held = known.known(streams: streams, keys: keys)
         if held == nil, appends.count == 1, let only = appends.first {
-            // A lone append (a webhook with nobody waiting behind it) is usually one round trip.
+            // A lone append the transaction did not lock for beforehand (a projector's, a transfer's
+            // unlink) is usually one round trip this way.
             return [try await appendInTransaction(connection, to: only.stream, only.events, expected: .any, known: known)]
         }
         let prepared = try appends.map { try PreparedEvent.prepare(stream: $0.stream, $0.events) }

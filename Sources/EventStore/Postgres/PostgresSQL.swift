@@ -72,9 +72,14 @@ enum PostgresSQL {
     /// `kind` 0 is a head, 1 a stored duplicate, 2 a document (its 1-based index as `version`, its
     /// data as `document`).
     ///
-    /// One statement, so one round trip, takes every lock an ingest batch needs; the branches of a
-    /// `UNION ALL` run in order, so the heads are locked before the documents, as every write path
-    /// takes them.
+    /// One statement, so one round trip, takes the locks an ingest batch needs. The document models
+    /// reach the function through a subquery over `locked`, so the heads are locked before any
+    /// document, as the write paths take them (a transfer's unlink is the exception: it locks the
+    /// previous owner's stream late, and PostgreSQL breaks the rare cycle that makes).
+    ///
+    /// The duplicate lookup reads the statement's snapshot: a fact committed by the transaction this
+    /// one waited on for a head lock is missed, its insert then fails on the unique key, and the
+    /// transaction runs again and finds it (only the same fact arriving twice at once costs that).
     ///
     /// One index lookup per key, whatever the table statistics say. A prepared statement keeps the
     /// generic plan it made while the tables were small: `= ANY(array)` became a scan of the whole
@@ -95,7 +100,7 @@ enum PostgresSQL {
                       WHERE events.dedupe_key = k.dedupe_key OFFSET 0) AS e
         UNION ALL
         SELECT 2, '', d.document_index, NULL::bytea, NULL::text, NULL::uuid, NULL::int8, d.document_data
-        FROM lock_and_read_documents($3::text[], $4::text[]) AS d
+        FROM lock_and_read_documents((SELECT CASE WHEN count(*) >= 0 THEN $3::text[] END FROM locked), $4::text[]) AS d
         """
 
     /// The second half: moves the locked heads ($1-$3), creates the new streams ($4-$6) and inserts

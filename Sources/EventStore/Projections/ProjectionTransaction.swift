@@ -21,8 +21,8 @@ public protocol ProjectionTransaction: Sendable {
     func lockAndRead(_ documents: [DocumentKey]) async throws -> [Data?]
     /// Takes the locks appends to `streams` with `dedupeKeys` would take, then locks and reads
     /// `documents` as `lockAndRead(_:)` does: one round trip in PostgreSQL, after which those
-    /// appends cost one round trip each instead of two. Heads are locked before documents, as every
-    /// write path takes them.
+    /// appends cost one round trip each instead of two. Heads are locked before documents, as the
+    /// write paths take them.
     func lockAndRead(_ documents: [DocumentKey], beforeAppendingTo streams: [String], dedupeKeys: [String]) async throws -> [Data?]
     /// Creates or replaces several documents with distinct keys (one round trip in PostgreSQL).
     func putDocuments(_ documents: [ProjectionDocument]) async throws

@@ -6,7 +6,7 @@ import Synchronization
 /// busy waits, and the next batch takes every submission waiting then (up to `maxBatchSize`). No
 /// timer: an idle batcher runs a lone submission at once, and a submission is always run by a batch
 /// that started after it arrived. The caller whose submission starts a batch runs it, in its own task
-/// and with the `run` it passed.
+/// and with the `run` it passed, on the batcher's `executor` when it has one.
 public final class Batcher<Item: Sendable, Output: Sendable>: Sendable {
     /// Runs one batch: one output per item, in the items' order.
     public typealias Run = ([Item]) async throws -> [Output]

@@ -13,9 +13,22 @@ struct PendingFact: Sendable {
     let facts: VerificationFacts?
     /// The links the fact implies (chain → user), recorded with it when it is new.
     let claims: [LinkClaim]
+    /// The event to append: the fact as data, where it came from as metadata. Written when the fact
+    /// is made, by its own request, so a batch does not write a whole batch's JSON on its one thread.
+    let event: NewEvent
 
-    /// The event to append: the fact as data, where it came from as metadata.
-    func event() -> NewEvent {
-        .ledger(type: type, data: fact.encodedJSON(), receivedAt: receivedAt, context: context, facts: facts, dedupeKey: dedupeKey)
+    init(
+        fact: AppleFact, type: String, stream: String, dedupeKey: String, receivedAt: Date, context: IngestContext,
+        facts: VerificationFacts?, claims: [LinkClaim]
+    ) {
+        self.fact = fact
+        self.type = type
+        self.stream = stream
+        self.dedupeKey = dedupeKey
+        self.receivedAt = receivedAt
+        self.context = context
+        self.facts = facts
+        self.claims = claims
+        self.event = .ledger(type: type, data: fact.encodedJSON(), receivedAt: receivedAt, context: context, facts: facts, dedupeKey: dedupeKey)
     }
 }

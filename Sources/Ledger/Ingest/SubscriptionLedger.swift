@@ -233,14 +233,15 @@ public final class SubscriptionLedger: Sendable {
     /// stream (deduplicated) in one multi-stream append, the new ones are folded in the order they
     /// arrived, their claims are decided in that order (a duplicate's explicit claims too), the links
     /// appended in a second multi-stream append and folded, and the documents written in one
-    /// statement. Heads, then documents, are locked in sorted order in every transaction, so
-    /// concurrent batches queue rather than deadlock.
+    /// statement. Heads, then documents, are locked in sorted order, so concurrent batches queue
+    /// rather than deadlock (a transfer's unlink locks the previous owner late; PostgreSQL breaks
+    /// the rare cycle and the transaction runs again).
     func recordBatch(_ batch: [PendingFact]) async throws -> [IngestResult] {
-        let events = batch.map { $0.event() }
+        let events = batch.map(\.event)
         let order = batch.indices.sorted { (batch[$0].stream, $0) < (batch[$1].stream, $1) }
-        // Every lock the batch may need is taken in its first statement: the heads of the facts' and
-        // the claimants' streams, then the documents. A duplicate's documents are locked for nothing,
-        // which costs less than another round trip for the new facts.
+        // The locks the batch will need are taken in its first statement: the heads of the facts' and
+        // the claimants' streams, then the documents (a transfer's unlink takes its own later). A
+        // duplicate's documents are locked for nothing, which costs less than another round trip.
         let touched = Self.documents(touchedBy: batch)
         let streams = batch.map(\.stream) + batch.flatMap(\.claims).map { LedgerEventType.userStream($0.userId) }
         let keys = events.compactMap(\.dedupeKey)

@@ -50,7 +50,7 @@ final class TransactionDocuments: LedgerDocuments {
         let missing = state.withLock { state in
             keys.filter { state.read[$0] == nil && !state.locked.contains($0) && seen.insert($0).inserted }
         }
-        guard !missing.isEmpty || !streams.isEmpty else { return }
+        guard !missing.isEmpty || !streams.isEmpty || !dedupeKeys.isEmpty else { return }
         let found = try await transaction.lockAndRead(missing, beforeAppendingTo: streams, dedupeKeys: dedupeKeys)
         state.withLock { state in
             for (key, data) in zip(missing, found) { state.read[key] = .some(data) }

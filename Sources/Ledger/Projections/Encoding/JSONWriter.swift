@@ -152,8 +152,9 @@ public struct JSONWriter: Sendable {
         return nil
     }
 
-    /// Whether any byte of `word` may need an escape: a control character, `"`, `\` or `/`. Exact
-    /// for ASCII; a byte of 0x80 or more also answers true, and the byte scan then decides.
+    /// Whether any byte of `word` may need an escape: a control character, `"`, `\` or `/`. Never
+    /// false when one does; it may be true for a word with none (some bytes of 0x80 or more), and the
+    /// byte scan then decides.
     private static func mayNeedEscape(_ word: UInt64) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
