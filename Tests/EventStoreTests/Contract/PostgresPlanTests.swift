@@ -37,4 +37,21 @@ struct PostgresPlanTests {
             }
         }
     }
+
+    /// The batched read of 80 users is estimated above `jit_above_cost`, and PostgreSQL spent
+    /// milliseconds compiling each one: the store's connections run without JIT.
+    @Test(.enabled(if: TestDatabases.dialects.contains(.postgres)))
+    func theStoresConnectionsDoNotCompileWithJIT() async throws {
+        try await withFreshStore(.postgres) { (fixture: StoreFixture) async throws in
+            let store = try #require(fixture.store as? PostgresEventStore)
+            let jit = try await store.client.withConnection { connection in
+                var settings: [String] = []
+                for try await value in try await connection.query("SHOW jit", logger: TestDatabases.logger).decode(String.self) {
+                    settings.append(value)
+                }
+                return settings
+            }
+            #expect(jit == ["off"])
+        }
+    }
 }
