@@ -78,7 +78,7 @@ public struct PostgresSettings: Sendable, Hashable, CustomStringConvertible {
         self.database = path.isEmpty ? nil : path
         self.tls = .disable
         self.poolSize = 10
-        self.readBatchesInFlight = 2
+        self.readBatchesInFlight = 1
         self.searchPath = nil
         for item in components.queryItems ?? [] {
             let value = item.value ?? ""

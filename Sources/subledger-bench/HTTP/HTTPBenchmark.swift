@@ -40,7 +40,7 @@ struct HTTPBenchmark: AsyncParsableCommand {
     var bodiesFile: String?
 
     @Option(help: "Batched entitlement reads in flight at once (the read_batches URL option).")
-    var readBatches = 2
+    var readBatches = 1
 
     @Option(help: "Ingest transactions in flight at once; concurrent ingests share them (group commit).")
     var ingestBatches = LedgerConfiguration().ingestBatchesInFlight
