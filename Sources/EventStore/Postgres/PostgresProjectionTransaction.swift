@@ -33,17 +33,20 @@ struct PostgresProjectionTransaction: AppendingTransaction {
     }
 
     func lockAndRead(_ documents: [DocumentKey]) async throws -> [Data?] {
-        guard !documents.isEmpty else { return [] }
-        var found = [Data?](repeating: nil, count: documents.count)
-        for try await row in try await connection.execute(LockAndReadDocumentsStatement(documents: documents), logger: logger) {
-            let index = Int(row.index) - 1
-            if found.indices.contains(index) { found[index] = row.data }
-        }
-        return found
+        try await lockAndRead(documents, beforeAppendingTo: [], dedupeKeys: [])
     }
 
+    /// The lock statement of an ingest batch (`lockHeadsAndDocuments`), with or without heads to lock.
     func lockAndRead(_ documents: [DocumentKey], beforeAppendingTo streams: [String], dedupeKeys: [String]) async throws -> [Data?] {
-        guard let lockForAppends else { return try await lockAndRead(documents) }
+        guard !documents.isEmpty || !streams.isEmpty || !dedupeKeys.isEmpty else { return [] }
+        guard let lockForAppends else {
+            // Outside a transaction a lock ends with its statement: each document is read on its own.
+            var found: [Data?] = []
+            for document in documents {
+                found.append(try await lockAndRead(model: document.model, key: document.key))
+            }
+            return found
+        }
         return try await lockForAppends(streams, dedupeKeys, documents)
     }
 

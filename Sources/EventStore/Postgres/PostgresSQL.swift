@@ -176,9 +176,6 @@ enum PostgresSQL {
         ON CONFLICT (model, key) DO UPDATE SET data = EXCLUDED.data
         """
 
-    /// The locks below for each document in order, then the documents (see migration 0006).
-    static let lockAndReadDocuments = "SELECT document_index, document_data FROM lock_and_read_documents($1, $2)"
-
     static let putDocument = """
         INSERT INTO projections (model, key, data) VALUES ($1, $2, $3)
         ON CONFLICT (model, key) DO UPDATE SET data = EXCLUDED.data

@@ -31,10 +31,10 @@ final class TransactionHeads: Sendable {
         state.withLock { state in
             guard streams.allSatisfy({ state.locked[$0] != nil || state.absent.contains($0) }),
                   keys.allSatisfy(state.keys.contains) else { return nil }
-            return Known(
-                locked: state.locked.filter { streams.contains($0.key) },
-                stored: state.stored.filter { keys.contains($0.key) }
-            )
+            var known = Known(locked: [:], stored: [:])
+            for stream in streams { known.locked[stream] = state.locked[stream] }
+            for key in keys { known.stored[key] = state.stored[key] }
+            return known
         }
     }
 
