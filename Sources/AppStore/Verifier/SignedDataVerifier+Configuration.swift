@@ -17,6 +17,11 @@ extension SignedDataVerifier {
         public var maximumJWSSize: Int
         /// An optional online revocation checker (none is provided by this library).
         public var revocationChecker: (any CertificateRevocationChecking)?
+        /// Whether the JWS nested in a V2 notification have their own ES256 signatures checked too.
+        /// - Why: they are strings inside the notification's signed payload, so its checked signature
+        ///   already proves their bytes are Apple's; checking each again is two of a notification's
+        ///   three P-256 verifications. Their headers, chains and claims are checked either way.
+        public var checksNestedSignatures: Bool
 
         /// Creates a configuration with explicit roots.
         /// - Why: tests and staging pass a test root here; production uses ``appleDefault(apps:)``.
@@ -25,13 +30,15 @@ extension SignedDataVerifier {
             apps: [AppStoreApp],
             chainCacheCapacity: Int = 64,
             maximumJWSSize: Int = 64 * 1024,
-            revocationChecker: (any CertificateRevocationChecking)? = nil
+            revocationChecker: (any CertificateRevocationChecking)? = nil,
+            checksNestedSignatures: Bool = false
         ) {
             self.trustedRoots = trustedRoots
             self.apps = apps
             self.chainCacheCapacity = chainCacheCapacity
             self.maximumJWSSize = maximumJWSSize
             self.revocationChecker = revocationChecker
+            self.checksNestedSignatures = checksNestedSignatures
         }
 
         /// A configuration trusting only the bundled Apple Root CA - G3.

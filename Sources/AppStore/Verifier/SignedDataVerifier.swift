@@ -8,7 +8,8 @@ import X509
 /// order: shape and size (`invalid_format`, `input_too_large`), `alg` = ES256, an `x5c` of exactly
 /// three certificates of which only the leaf and intermediate are used, the RFC 5280 path from
 /// them to a *configured* root with Apple's marker extensions at the payload's signed date, the
-/// ES256 signature over `header.payload`, and finally the payload's bundle id, Apple id and
+/// ES256 signature over `header.payload` (for a JWS nested in a V2 notification, by default the
+/// notification's signature, which covers it), and finally the payload's bundle id, Apple id and
 /// environment against the configured apps. Unsigned `Xcode`/`LocalTesting` data is accepted only
 /// for apps that enable it, and marked unverified.
 ///
@@ -65,7 +66,11 @@ public final class SignedDataVerifier: Sendable {
     /// Verifies a signed transaction (`signedTransactionInfo`, `JWSTransaction`).
     /// - Why: the input of every purchase the ledger records.
     public func verifyTransaction(_ jws: String, now: Date) async throws -> VerifiedSignedData<JWSTransactionDecodedPayload> {
-        try await verify(jws, as: JWSTransactionDecodedPayload.self, now: now) { payload, _ in
+        try await verifyTransaction(jws, now: now, covered: false)
+    }
+
+    private func verifyTransaction(_ jws: String, now: Date, covered: Bool) async throws -> VerifiedSignedData<JWSTransactionDecodedPayload> {
+        try await verify(jws, as: JWSTransactionDecodedPayload.self, now: now, covered: covered) { payload, _ in
             try self.app(forBundleId: payload.bundleId, kind: JWSTransactionDecodedPayload.kind)
         }
     }
@@ -73,7 +78,13 @@ public final class SignedDataVerifier: Sendable {
     /// Verifies a signed renewal info. It has no bundle id: pass the app's when known, else any configured app accepting its environment is enough.
     /// - Why: renewal infos come nested in notifications or from the App Store Server API for a known app.
     public func verifyRenewalInfo(_ jws: String, bundleId: String? = nil, now: Date) async throws -> VerifiedSignedData<JWSRenewalInfoDecodedPayload> {
-        try await verify(jws, as: JWSRenewalInfoDecodedPayload.self, now: now) { payload, environment in
+        try await verifyRenewalInfo(jws, bundleId: bundleId, now: now, covered: false)
+    }
+
+    private func verifyRenewalInfo(
+        _ jws: String, bundleId: String?, now: Date, covered: Bool
+    ) async throws -> VerifiedSignedData<JWSRenewalInfoDecodedPayload> {
+        try await verify(jws, as: JWSRenewalInfoDecodedPayload.self, now: now, covered: covered) { payload, environment in
             if let bundleId {
                 return try self.app(forBundleId: bundleId, kind: JWSRenewalInfoDecodedPayload.kind)
             }
@@ -90,16 +101,24 @@ public final class SignedDataVerifier: Sendable {
     /// Verifies a signed AppTransaction; its effective time is `receiptCreationDate`.
     /// - Why: app-level purchase proof sent by the client app.
     public func verifyAppTransaction(_ jws: String, now: Date) async throws -> VerifiedSignedData<AppTransactionDecodedPayload> {
-        try await verify(jws, as: AppTransactionDecodedPayload.self, now: now) { payload, _ in
+        try await verifyAppTransaction(jws, now: now, covered: false)
+    }
+
+    private func verifyAppTransaction(_ jws: String, now: Date, covered: Bool) async throws -> VerifiedSignedData<AppTransactionDecodedPayload> {
+        try await verify(jws, as: AppTransactionDecodedPayload.self, now: now, covered: covered) { payload, _ in
             try self.app(forBundleId: payload.bundleId, kind: AppTransactionDecodedPayload.kind)
         }
     }
 
     /// Verifies a V2 notification's `signedPayload` and the signed transaction, renewal info and AppTransaction nested in it.
+    ///
+    /// The nested JWS are checked like top-level ones (header, chain, claims, and consistency with
+    /// the notification), except that their own signatures are checked only when
+    /// ``Configuration/checksNestedSignatures`` is set: the notification's signature covers them.
     /// - Why: the entry point of the App Store Server Notifications webhook.
     public func verifyNotification(signedPayload jws: String, now: Date) async throws -> VerifiedNotification {
         var app: AppStoreApp?
-        let outer = try await verify(jws, as: ResponseBodyV2DecodedPayload.self, now: now) { payload, _ in
+        let outer = try await verify(jws, as: ResponseBodyV2DecodedPayload.self, now: now, covered: false) { payload, _ in
             let resolved = try self.app(forBundleId: payload.claimedBundleId, kind: ResponseBodyV2DecodedPayload.kind)
             app = resolved
             return resolved
@@ -109,19 +128,20 @@ public final class SignedDataVerifier: Sendable {
             throw AppStoreError(.unknownApp, "notification names no configured app")
         }
         var result = VerifiedNotification(notification: outer)
+        let covered = outer.facts.isSignatureVerified && !configuration.checksNestedSignatures
         if let signed = outer.payload.data?.signedTransactionInfo {
-            let transaction = try await verifyTransaction(signed, now: now)
+            let transaction = try await verifyTransaction(signed, now: now, covered: covered)
             try Self.expectConsistent(transaction.payload.bundleId, app.bundleId, field: "signedTransactionInfo bundleId")
             try Self.expectConsistent(transaction.facts.environment, environment, field: "signedTransactionInfo environment")
             result.transaction = transaction
         }
         if let signed = outer.payload.data?.signedRenewalInfo {
-            let renewalInfo = try await verifyRenewalInfo(signed, bundleId: app.bundleId, now: now)
+            let renewalInfo = try await verifyRenewalInfo(signed, bundleId: app.bundleId, now: now, covered: covered)
             try Self.expectConsistent(renewalInfo.facts.environment, environment, field: "signedRenewalInfo environment")
             result.renewalInfo = renewalInfo
         }
         if let signed = outer.payload.appData?.signedAppTransactionInfo {
-            let appTransaction = try await verifyAppTransaction(signed, now: now)
+            let appTransaction = try await verifyAppTransaction(signed, now: now, covered: covered)
             try Self.expectConsistent(appTransaction.payload.bundleId, app.bundleId, field: "signedAppTransactionInfo bundleId")
             try Self.expectConsistent(appTransaction.facts.environment, environment, field: "signedAppTransactionInfo environment")
             result.appTransaction = appTransaction
@@ -150,10 +170,12 @@ public final class SignedDataVerifier: Sendable {
     // MARK: Pipeline
 
     /// The common pipeline; `resolveApp` maps the decoded payload (and its environment) to the configured app or throws.
+    /// `covered` skips the ES256 check of a JWS whose bytes an enclosing, checked signature covers.
     private func verify<Payload: SignedPayload>(
         _ jws: String,
         as type: Payload.Type,
         now: Date,
+        covered: Bool,
         resolveApp: (Payload, AppStoreEnvironment?) throws -> AppStoreApp
     ) async throws -> VerifiedSignedData<Payload> {
         guard jws.utf8.count <= configuration.maximumJWSSize else {
@@ -197,7 +219,7 @@ public final class SignedDataVerifier: Sendable {
             try await revocationChecker.checkRevocation(leaf: chain.leaf, intermediate: chain.intermediate, effectiveDate: effectiveDate)
         }
         var input = jws
-        let signatureIsValid = input.withUTF8 { bytes in
+        let signatureIsValid = covered || input.withUTF8 { bytes in
             chain.isValidSignature(parsed.signature, for: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[..<parsed.signingInputLength])))
         }
         guard signatureIsValid else {
@@ -217,7 +239,8 @@ public final class SignedDataVerifier: Sendable {
                 effectiveDate: effectiveDate,
                 environment: environment,
                 isSignatureVerified: true,
-                usedCachedChain: cached
+                usedCachedChain: cached,
+                isCoveredByEnclosingSignature: covered
             )
         )
     }

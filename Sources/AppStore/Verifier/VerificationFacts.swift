@@ -11,8 +11,14 @@ public struct VerificationFacts: Hashable, Sendable, Codable {
     public var effectiveDate: Date
     /// The environment the payload claims (and that was accepted).
     public var environment: AppStoreEnvironment
-    /// `true` when the chain and the ES256 signature were checked; `false` for accepted Xcode/LocalTesting data.
+    /// `true` when the chain was checked and the bytes are proven Apple's by an ES256 signature (the
+    /// payload's own, or for a nested JWS possibly its notification's); `false` for accepted
+    /// Xcode/LocalTesting data.
     public var isSignatureVerified: Bool
+    /// `true` for a JWS nested in a V2 notification whose own signature was not checked because the
+    /// notification's checked signature covers its bytes (see
+    /// ``SignedDataVerifier/Configuration/checksNestedSignatures``).
+    public var isCoveredByEnclosingSignature: Bool
     /// Whether the chain came from the validated-chain cache (useful in metrics, not in decisions).
     public var usedCachedChain: Bool
 
@@ -23,12 +29,14 @@ public struct VerificationFacts: Hashable, Sendable, Codable {
         effectiveDate: Date,
         environment: AppStoreEnvironment,
         isSignatureVerified: Bool,
-        usedCachedChain: Bool = false
+        usedCachedChain: Bool = false,
+        isCoveredByEnclosingSignature: Bool = false
     ) {
         self.leafCertificateFingerprint = leafCertificateFingerprint
         self.effectiveDate = effectiveDate
         self.environment = environment
         self.isSignatureVerified = isSignatureVerified
         self.usedCachedChain = usedCachedChain
+        self.isCoveredByEnclosingSignature = isCoveredByEnclosingSignature
     }
 }

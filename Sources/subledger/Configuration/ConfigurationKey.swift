@@ -29,6 +29,7 @@ struct ConfigurationKey: Sendable {
         ConfigurationKey(path: "apple.verify_receipt.production_url", kind: .string, help: "Apple's verifyReceipt production endpoint"),
         ConfigurationKey(path: "apple.verify_receipt.sandbox_url", kind: .string, help: "Apple's verifyReceipt sandbox endpoint"),
         ConfigurationKey(path: "apple.verify_receipt.shared_secret_env", kind: .string, help: "environment variable holding the shared secret sent to verifyReceipt"),
+        ConfigurationKey(path: "apple.check_nested_signatures", kind: .boolean, help: "also check the signatures of the JWS nested in a V2 notification, which the notification's signature already covers"),
         ConfigurationKey(path: "linking.app_account_token", kind: .boolean, help: "a transaction's appAccountToken claims the chain for the user with that id"),
         ConfigurationKey(path: "linking.policy", kind: .choice(["transfer", "keep"]), help: "who owns a chain another user claims: the latest claimant (transfer) or the first (keep)"),
         ConfigurationKey(path: "entitlements.sandbox_grants", kind: .boolean, help: "whether sandbox purchases grant entitlements (App Review needs this)"),

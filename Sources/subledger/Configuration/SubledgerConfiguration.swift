@@ -17,6 +17,8 @@ struct SubledgerConfiguration: Sendable, Equatable {
     var verifyReceiptSandboxURL = "https://sandbox.itunes.apple.com/verifyReceipt"
     /// The shared secret sent to verifyReceipt (read from the variable `apple.verify_receipt.shared_secret_env` names).
     var verifyReceiptSharedSecret: String?
+    /// Whether JWS nested in a V2 notification get their own signature check too (see `SignedDataVerifier`).
+    var checkNestedSignatures = false
     var catalog = ProductCatalog()
     var linkPolicy = LedgerConfiguration.LinkPolicy.transfer
     var linkAppAccountToken = true
@@ -48,6 +50,7 @@ struct SubledgerConfiguration: Sendable, Equatable {
         if let level = values["log.level"] { logLevel = Logger.Level(rawValue: level) ?? logLevel }
         if let url = values["apple.verify_receipt.production_url"] { verifyReceiptProductionURL = url }
         if let url = values["apple.verify_receipt.sandbox_url"] { verifyReceiptSandboxURL = url }
+        if let nested = values["apple.check_nested_signatures"] { checkNestedSignatures = nested == "true" }
         if let policy = values["linking.policy"] { linkPolicy = LedgerConfiguration.LinkPolicy(rawValue: policy) ?? linkPolicy }
         if let token = values["linking.app_account_token"] { linkAppAccountToken = token == "true" }
         if let sandbox = values["entitlements.sandbox_grants"] { sandboxGrants = sandbox == "true" }

@@ -26,7 +26,9 @@ enum LedgerFactory {
         }
         let verifier: SignedDataVerifier
         do {
-            verifier = try SignedDataVerifier(configuration: .init(trustedRoots: roots, apps: apps))
+            verifier = try SignedDataVerifier(
+                configuration: .init(trustedRoots: roots, apps: apps, checksNestedSignatures: configuration.checkNestedSignatures)
+            )
         } catch {
             throw ConfigurationError(key: "apple.apps", message: "\(error)")
         }

@@ -1,4 +1,6 @@
 import EventStore
+import Foundation
+import Logging
 import Testing
 @testable import subledger
 
@@ -66,6 +68,22 @@ struct ConfigurationLoaderTests {
         } catch {
             Issue.record("unexpected error \(error)")
         }
+    }
+
+    @Test func nestedSignatureChecksAreOffByDefaultAndReachTheVerifier() async throws {
+        #expect(try ConfigurationLoader(environment: [:]).load(yaml: "").checkNestedSignatures == false)
+        let fromFile = try ConfigurationLoader(environment: [:]).load(yaml: "apple: { check_nested_signatures: true }")
+        #expect(fromFile.checkNestedSignatures)
+        let overridden = try ConfigurationLoader(environment: ["SUBLEDGER_APPLE_CHECK_NESTED_SIGNATURES": "false"])
+            .load(yaml: "apple: { check_nested_signatures: true }")
+        #expect(overridden.checkNestedSignatures == false)
+
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("nested-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try await SQLiteEventStore.open(path: path)
+        let ledger = try LedgerFactory.makeLedger(fromFile, store: store, logger: Logger(label: "test"))
+        #expect(ledger.verifier.configuration.checksNestedSignatures)
+        try await store.shutdown()
     }
 
     @Test func aBadEnvironmentOverrideIsNamedByItsVariable() {
