@@ -32,6 +32,9 @@ struct VerifyBenchmark: AsyncParsableCommand {
     @Flag(help: "Print the figures as JSON.")
     var json = false
 
+    @Flag(help: "In (c), also check the nested JWS's own signatures (apple.check_nested_signatures).")
+    var checkNestedSignatures = false
+
     func validate() throws {
         guard seconds > 0, count > 0 else {
             throw ValidationError("--seconds and --count must be positive")
@@ -47,7 +50,7 @@ struct VerifyBenchmark: AsyncParsableCommand {
             FileHandle.standardError.write(Data("exported \(set.transactions.count) transactions to \(export)\n".utf8))
         }
 
-        let warm = try set.makeVerifier(chainCacheCapacity: 64)
+        let warm = try set.makeVerifier(chainCacheCapacity: 64, checksNestedSignatures: checkNestedSignatures)
         let cold = try set.makeVerifier(chainCacheCapacity: 0)
         let duration = Duration.milliseconds(Int64(seconds * 1000))
 

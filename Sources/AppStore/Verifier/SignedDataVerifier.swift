@@ -14,7 +14,8 @@ import X509
 /// for apps that enable it, and marked unverified.
 ///
 /// Validated chains are cached (see ``Configuration/chainCacheCapacity``), so verifying many JWS
-/// from the same Apple leaf costs one P-256 signature check each. Thread-safe; share one instance.
+/// from the same Apple leaf costs one P-256 signature check each (none for a nested JWS whose
+/// notification's signature covers it). Thread-safe; share one instance.
 /// Time is never read from the system clock: callers pass `now`, used only for payloads without a
 /// signed date.
 public final class SignedDataVerifier: Sendable {

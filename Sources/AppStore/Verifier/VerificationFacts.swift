@@ -15,12 +15,12 @@ public struct VerificationFacts: Hashable, Sendable, Codable {
     /// payload's own, or for a nested JWS possibly its notification's); `false` for accepted
     /// Xcode/LocalTesting data.
     public var isSignatureVerified: Bool
+    /// Whether the chain came from the validated-chain cache (useful in metrics, not in decisions).
+    public var usedCachedChain: Bool
     /// `true` for a JWS nested in a V2 notification whose own signature was not checked because the
     /// notification's checked signature covers its bytes (see
     /// ``SignedDataVerifier/Configuration/checksNestedSignatures``).
     public var isCoveredByEnclosingSignature: Bool
-    /// Whether the chain came from the validated-chain cache (useful in metrics, not in decisions).
-    public var usedCachedChain: Bool
 
     /// Creates facts by value.
     /// - Why: fakes of the verifier in other targets' tests build results without cryptography.

@@ -73,13 +73,13 @@ struct VerifyBenchmarkSet: Sendable {
     }
 
     /// A verifier trusting only this set's root.
-    func makeVerifier(chainCacheCapacity: Int) throws -> SignedDataVerifier {
-        try SignedDataVerifier(
-            configuration: pki.verifierConfiguration(
-                apps: [AppStoreApp(bundleId: Self.bundleId, appAppleId: Self.appAppleId, environments: [.sandbox])],
-                chainCacheCapacity: chainCacheCapacity
-            )
+    func makeVerifier(chainCacheCapacity: Int, checksNestedSignatures: Bool = false) throws -> SignedDataVerifier {
+        var configuration = pki.verifierConfiguration(
+            apps: [AppStoreApp(bundleId: Self.bundleId, appAppleId: Self.appAppleId, environments: [.sandbox])],
+            chainCacheCapacity: chainCacheCapacity
         )
+        configuration.checksNestedSignatures = checksNestedSignatures
+        return try SignedDataVerifier(configuration: configuration)
     }
 
     /// Writes `transactions.txt` (one JWS per line), `root.der`, `root.pem` and `meta.json`.

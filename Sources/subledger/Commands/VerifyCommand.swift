@@ -117,7 +117,8 @@ struct VerifyCommand: AsyncParsableCommand {
             environments: environments,
             allowsUnsignedLocalEnvironments: environments.contains(where: \.isUnsignedLocal)
         )
-        return try SignedDataVerifier(configuration: .init(trustedRoots: trusted, apps: [app]))
+        // An inspection tool, not a hot path: check every nested signature too.
+        return try SignedDataVerifier(configuration: .init(trustedRoots: trusted, apps: [app], checksNestedSignatures: true))
     }
 
     private func report(_ facts: VerificationFacts) {

@@ -8,8 +8,9 @@ import Testing
 @Suite struct NestedSignatureTests {
     static let bundleId = GeneratedPKITests.bundleId
 
-    /// A validly signed notification whose nested transaction is `nested`, as given.
-    static func notification(_ pki: TestPKI, nestedTransaction nested: String) throws -> String {
+    /// A validly signed notification whose nested transaction is `nested`, as given, with an
+    /// AppTransaction when `appTransaction` is given.
+    static func notification(_ pki: TestPKI, nestedTransaction nested: String, appTransaction: String? = nil) throws -> String {
         try pki.signNotification(
             ResponseBodyV2DecodedPayload(
                 notificationType: .didRenew,
@@ -19,9 +20,18 @@ import Testing
                     signedTransactionInfo: nested, signedRenewalInfo: try pki.signRenewalInfo(GeneratedPKITests.renewal)
                 ),
                 version: "2.0",
-                signedDate: GeneratedPKITests.signedDate
+                signedDate: GeneratedPKITests.signedDate,
+                appData: appTransaction.map { AppData(bundleId: bundleId, environment: .sandbox, signedAppTransactionInfo: $0) }
             )
         )
+    }
+
+    /// A sandbox AppTransaction of the app with one byte of its own signature flipped.
+    static func badlySignedAppTransaction(_ pki: TestPKI) throws -> String {
+        let payload = AppTransactionDecodedPayload(
+            receiptType: .sandbox, bundleId: bundleId, applicationVersion: "1", receiptCreationDate: GeneratedPKITests.signedDate
+        )
+        return GeneratedPKITests.flipByte(inSegment: 2, of: try pki.signAppTransaction(payload))
     }
 
     /// The nested transaction with one byte of its own signature flipped.
@@ -33,9 +43,13 @@ import Testing
         let pki = try TestPKI()
         let verifier = try pki.makeVerifier(bundleId: Self.bundleId)
         let result = try await verifier.verifyNotification(
-            signedPayload: Self.notification(pki, nestedTransaction: Self.badlySignedTransaction(pki)), now: fixedNow
+            signedPayload: Self.notification(
+                pki, nestedTransaction: Self.badlySignedTransaction(pki), appTransaction: Self.badlySignedAppTransaction(pki)
+            ),
+            now: fixedNow
         )
         #expect(result.transaction?.payload.transactionId == "1001")
+        #expect(result.appTransaction?.facts.isCoveredByEnclosingSignature == true)
         #expect(result.transaction?.facts.isCoveredByEnclosingSignature == true)
         #expect(result.transaction?.facts.isSignatureVerified == true)
         #expect(result.renewalInfo?.facts.isCoveredByEnclosingSignature == true)
