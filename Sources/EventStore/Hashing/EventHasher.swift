@@ -43,7 +43,7 @@ public enum EventHasher {
     public static func hash(previous: Data, _ fields: Fields) -> Data {
         var hasher = SHA256()
         hasher.update(data: previous)
-        hasher.update(data: canonicalBytes(fields))
+        feedCanonicalBytes(of: fields, to: &hasher)
         return Data(hasher.finalize())
     }
 
@@ -67,24 +67,32 @@ public enum EventHasher {
         )
     }
 
-    static func canonicalBytes(_ fields: Fields) -> Data {
-        var bytes = Data("subledger-event-v1".utf8)
-        func append(_ field: Data) {
-            var length = UInt32(field.count).bigEndian
-            withUnsafeBytes(of: &length) { bytes.append(contentsOf: $0) }
-            bytes.append(field)
+    /// Feeds the canonical bytes to `hasher` one field at a time, rather than first copying them
+    /// into one buffer: an event's data is kilobytes, and this runs inside the append's transaction.
+    private static func feedCanonicalBytes(of fields: Fields, to hasher: inout SHA256) {
+        func feed(_ bytes: UnsafeRawBufferPointer) {
+            var length = UInt32(bytes.count).bigEndian
+            withUnsafeBytes(of: &length) { hasher.update(bufferPointer: $0) }
+            hasher.update(bufferPointer: bytes)
         }
-        func append(_ text: String) { append(Data(text.utf8)) }
-        append(fields.eventID.lowercaseString)
-        append(fields.streamID)
-        append(String(fields.streamVersion))
-        append(fields.type)
-        append(String(fields.schemaVersion))
-        append(String(fields.recordedAtMicros))
+        func feed(_ data: Data) { data.withUnsafeBytes { feed($0) } }
+        func feed(_ text: String) {
+            var text = text
+            text.withUTF8 { feed(UnsafeRawBufferPointer($0)) }
+        }
+        hasher.update(data: domain)
+        feed(fields.eventID.lowercaseString)
+        feed(fields.streamID)
+        feed(String(fields.streamVersion))
+        feed(fields.type)
+        feed(String(fields.schemaVersion))
+        feed(String(fields.recordedAtMicros))
         // A missing key and an empty key must hash differently.
-        append(fields.dedupeKey.map { "1" + $0 } ?? "0")
-        append(fields.data)
-        append(fields.metadata)
-        return bytes
+        feed(fields.dedupeKey.map { "1" + $0 } ?? "0")
+        feed(fields.data)
+        feed(fields.metadata)
     }
+
+    /// The canonical encoding's leading tag (not length-prefixed).
+    private static let domain = Data("subledger-event-v1".utf8)
 }

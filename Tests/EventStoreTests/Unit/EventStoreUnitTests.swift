@@ -39,6 +39,26 @@ struct EventStoreUnitTests {
         #expect(EventHasher.hash(previous: EventHasher.genesis, base) == reference)
     }
 
+    /// Pins the stored hash format: SHA-256 of the previous hash, the tag `subledger-event-v1`, then
+    /// each field length-prefixed (UInt32 big-endian). The expected digests were computed outside
+    /// Swift (Python's hashlib) from the same bytes; a change here breaks every stored chain.
+    @Test func hashesMatchTheDocumentedCanonicalEncoding() throws {
+        let eventID = try #require(UUID(uuidString: "6F1C1D1E-0000-4000-8000-00000000ABCD"))
+        var fields = EventHasher.Fields(
+            eventID: eventID, streamID: "subscription-2000000123", streamVersion: 3, type: "apple.notification.v2",
+            schemaVersion: 1, recordedAtMicros: 1_735_000_000_123_456, dedupeKey: "notification:abc",
+            data: Data(("{\"raw\":\"" + String(repeating: "x", count: 5000) + "\"}").utf8), metadata: Data(#"{"source":"test"}"#.utf8)
+        )
+        let previous = Data(repeating: 7, count: 32)
+        #expect(Self.hex(EventHasher.hash(previous: previous, fields)) == "cafed0e0528c1abe7c595076f40f1af572272f5bb94998750c267d4d930e0977")
+        fields.dedupeKey = nil
+        #expect(Self.hex(EventHasher.hash(previous: previous, fields)) == "3f6f808d8524b0bf77c136171f1dc43b7c298f670ce6ed7735babcc9039239d8")
+    }
+
+    static func hex(_ data: Data) -> String {
+        data.map { String(format: "%02x", $0) }.joined()
+    }
+
     @Test func cursorsRoundTripThroughTextAndOrderByTransactionThenPosition() {
         let cursor = EventCursor(transaction: 900, position: 12)
         #expect(EventCursor(cursor.description) == cursor)
