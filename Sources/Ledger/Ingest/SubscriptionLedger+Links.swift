@@ -45,12 +45,12 @@ extension SubscriptionLedger {
         if owner == claim.userId { return nil }
         let outcome: UserLink.Outcome = owner == nil ? .linked : (configuration.linkPolicy == .transfer ? .transferred : .rejected)
         let link = UserLink(userId: claim.userId, originalTransactionId: claim.chain, source: claim.source, outcome: outcome, previousUserId: owner)
-        let event = try NewEvent.ledger(type: LedgerEventType.userLinked, body: link, receivedAt: now, context: context)
+        let event = NewEvent.ledger(type: LedgerEventType.userLinked, data: link.encodedJSON(), receivedAt: now, context: context)
         var records = [(link: link, event: event)]
         if outcome == .transferred, let previous = owner {
             let unlink = UserLink(userId: previous, originalTransactionId: claim.chain, source: claim.source, outcome: .unlinked, previousUserId: nil)
-            let unlinkEvent = try NewEvent.ledger(
-                type: LedgerEventType.userUnlinked, body: unlink, receivedAt: now, context: context,
+            let unlinkEvent = NewEvent.ledger(
+                type: LedgerEventType.userUnlinked, data: unlink.encodedJSON(), receivedAt: now, context: context,
                 dedupeKey: "unlink:\(event.eventID.lowercaseString)"
             )
             records.append((link: unlink, event: unlinkEvent))

@@ -35,6 +35,19 @@ struct FactJSONTests {
         }
     }
 
+    @Test(arguments: [UserLink.Outcome.linked, .transferred, .rejected, .unlinked])
+    func linksAreWrittenLikeJSONEncoder(_ outcome: UserLink.Outcome) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        for previous in [nil, "u-0", "quote \" and é"] {
+            let link = UserLink(
+                userId: "user \\ 1/😀", originalTransactionId: "2000000123", source: "app_account_token",
+                outcome: outcome, previousUserId: previous
+            )
+            #expect(String(decoding: link.encodedJSON(), as: UTF8.self) == String(decoding: try encoder.encode(link), as: UTF8.self))
+        }
+    }
+
     @Test func metadataIsWrittenLikeJSONEncoder() throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
