@@ -50,13 +50,9 @@ struct EventStoreUnitTests {
             data: Data(("{\"raw\":\"" + String(repeating: "x", count: 5000) + "\"}").utf8), metadata: Data(#"{"source":"test"}"#.utf8)
         )
         let previous = Data(repeating: 7, count: 32)
-        #expect(Self.hex(EventHasher.hash(previous: previous, fields)) == "cafed0e0528c1abe7c595076f40f1af572272f5bb94998750c267d4d930e0977")
+        #expect(Hex.string(EventHasher.hash(previous: previous, fields)) == "cafed0e0528c1abe7c595076f40f1af572272f5bb94998750c267d4d930e0977")
         fields.dedupeKey = nil
-        #expect(Self.hex(EventHasher.hash(previous: previous, fields)) == "3f6f808d8524b0bf77c136171f1dc43b7c298f670ce6ed7735babcc9039239d8")
-    }
-
-    static func hex(_ data: Data) -> String {
-        data.map { String(format: "%02x", $0) }.joined()
+        #expect(Hex.string(EventHasher.hash(previous: previous, fields)) == "3f6f808d8524b0bf77c136171f1dc43b7c298f670ce6ed7735babcc9039239d8")
     }
 
     @Test func cursorsRoundTripThroughTextAndOrderByTransactionThenPosition() {
