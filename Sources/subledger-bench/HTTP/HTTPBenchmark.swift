@@ -8,7 +8,9 @@ import Hummingbird
 import Ledger
 import LedgerHTTP
 import Logging
+import Metrics
 import NIOCore
+import Prometheus
 
 /// `subledger-bench http`: the real HTTP server on loopback over PostgreSQL, driven by concurrent
 /// clients: (a) distinct signed V2 notifications ingested per second, (b) entitlement reads per second
@@ -45,7 +47,13 @@ struct HTTPBenchmark: AsyncParsableCommand {
     @Option(help: "Ingest transactions in flight at once; concurrent ingests share them (group commit).")
     var ingestBatches = LedgerConfiguration().ingestBatchesInFlight
 
+    @Flag(inversion: .prefixedNo, help: "Report Prometheus metrics, as `subledger serve` does.")
+    var metrics = true
+
     func run() async throws {
+        // The server measured is the one `serve` runs, metrics included.
+        let registry = metrics ? PrometheusCollectorRegistry() : nil
+        if let registry { MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry)) }
         let logger = BenchSchema.quietLogger
         var (settings, schema) = try await BenchSchema.fresh(url: database.url, prefix: "http", poolSize: 40, logger: logger)
         settings.readBatchesInFlight = readBatches
@@ -66,6 +74,7 @@ struct HTTPBenchmark: AsyncParsableCommand {
         let app = LedgerApplication.make(
             settings: .init(host: "127.0.0.1", port: 0), store: store, ledger: ledger,
             keys: [APIKey(name: "bench", scopes: [.read, .ingest], sha256: APIKey.hash(secret: secret))],
+            metrics: registry,
             logger: logger,
             onServerRunning: { port in portContinuation.yield(port) }
         )
