@@ -26,8 +26,8 @@ struct VerifyBenchmark: AsyncParsableCommand {
     @Option(help: "Write the JWS set and the test root to this directory (for the Python comparison).")
     var export: String?
 
-    @Option(help: "Scenarios to run: a, b, c or any combination (e.g. ac).")
-    var scenarios: String = "abc"
+    @Option(help: "Scenarios to run: a, b, c, d or any combination (e.g. ac).")
+    var scenarios: String = "abcd"
 
     @Flag(help: "Print the figures as JSON.")
     var json = false
@@ -74,6 +74,14 @@ struct VerifyBenchmark: AsyncParsableCommand {
                 _ = try await warm.verifyNotification(signedPayload: notifications[index % notifications.count], now: now)
             }
             results.append(("c_notification_warm_cache", rate))
+        }
+        if scenarios.contains("d") {
+            // (c) as the webhook receives it: the JSON body around the JWS is read too.
+            let bodies = try notifications.map { try TestPKI.notificationBody(signedPayload: $0) }
+            let rate = try await Throughput.measure(for: duration) { index in
+                _ = try await warm.verifyNotificationBody(bodies[index % bodies.count], now: now)
+            }
+            results.append(("d_notification_body_warm_cache", rate))
         }
         if json {
             let object = Dictionary(uniqueKeysWithValues: results.map { ($0.0, $0.1.perSecond.rounded()) })

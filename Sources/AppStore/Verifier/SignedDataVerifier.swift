@@ -157,10 +157,14 @@ public final class SignedDataVerifier: Sendable {
             throw AppStoreError(.inputTooLarge, "notification body is \(body.count) bytes, more than the configured maximum")
         }
         let envelope: ResponseBodyV2
-        do {
-            envelope = try JSONDecoder().decode(ResponseBodyV2.self, from: body)
-        } catch {
-            throw AppStoreError(.invalidFormat, "notification body is not a JSON object")
+        if let plain = ResponseBodyV2.plainSignedPayload(in: body) {
+            envelope = ResponseBodyV2(signedPayload: plain)
+        } else {
+            do {
+                envelope = try JSONDecoder().decode(ResponseBodyV2.self, from: body)
+            } catch {
+                throw AppStoreError(.invalidFormat, "notification body is not a JSON object")
+            }
         }
         guard let signedPayload = envelope.signedPayload else {
             throw AppStoreError(.invalidFormat, "notification body has no signedPayload")
