@@ -8,7 +8,7 @@ struct ReadDocumentsWithRelatedStatement: PostgresPreparedStatement {
     /// `part` 0 is a named document (`owner == key`), 1 a document it names (`data` nil if missing).
     typealias Row = (part: Int32, owner: String, key: String, data: Data?)
 
-    static let name = "subledger_read_documents_with_related_v3"
+    static let name = "subledger_read_documents_with_related_v4"
     static let sql = PostgresSQL.documentsWithRelated
     static let bindingDataTypes: [PostgresDataType] = [.text, .textArray, .textArray, .text]
 
