@@ -28,7 +28,7 @@ struct PostgresPlanTests {
     }
 
     /// Each batch of entitlement reads finds its users' documents once, for the documents and for the
-    /// chains they name: reading them twice took a fifth longer in PostgreSQL.
+    /// chains they name (the old statement's plan had two `key = ANY` lookups).
     @Test(.enabled(if: TestDatabases.dialects.contains(.postgres)))
     func theBatchedReadLooksItsUsersUpOnce() async throws {
         try await withFreshStore(.postgres) { (fixture: StoreFixture) async throws in
