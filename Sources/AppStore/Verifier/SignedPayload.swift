@@ -1,3 +1,5 @@
+import Foundation
+
 /// What the verifier needs to know about a JWS payload type: its effective time and its app and environment claims.
 ///
 /// Internal: the public entry points are the typed `verify…` methods of ``SignedDataVerifier``.
@@ -12,6 +14,26 @@ protocol SignedPayload: Decodable, Sendable {
     var claimedBundleId: String? { get }
     /// The app Apple id the payload claims, if the payload type carries one.
     var claimedAppAppleId: Int64? { get }
+    /// Reads the payload with `JSONScanner`, throwing `Unexpected` for text it leaves to `JSONDecoder`.
+    /// When it returns, the value equals what `JSONDecoder` decodes from the same text.
+    static func scan(_ scanner: inout JSONScanner) throws(JSONScanner.Unexpected) -> Self
+}
+
+extension SignedPayload {
+    /// No fast path: every payload of this type is decoded by `JSONDecoder`.
+    static func scan(_ scanner: inout JSONScanner) throws(JSONScanner.Unexpected) -> Self {
+        throw JSONScanner.Unexpected()
+    }
+
+    /// The payload read by ``scan(_:)``, or nil when `JSONDecoder` must decode it (an unusual shape,
+    /// or text that is not JSON: its errors come from `JSONDecoder`).
+    static func scanned(from json: Data) -> Self? {
+        json.withUnsafeBytes { bytes -> Self? in
+            var scanner = JSONScanner(bytes)
+            guard let payload = try? scan(&scanner), (try? scanner.finish()) != nil else { return nil }
+            return payload
+        }
+    }
 }
 
 extension JWSTransactionDecodedPayload: SignedPayload {

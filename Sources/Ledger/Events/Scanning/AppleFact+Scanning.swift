@@ -1,3 +1,4 @@
+import AppStore
 import Foundation
 
 extension AppleFact {
@@ -148,17 +149,5 @@ extension JSONScanner {
             expirationIntent: expirationIntent, priceIncreaseStatus: priceIncreaseStatus,
             environment: environment, assertedAt: assertedAt
         )
-    }
-
-    mutating func readOptionalString() throws(Unexpected) -> String? {
-        try readNull() ? nil : try readString()
-    }
-
-    private mutating func readOptionalInt64() throws(Unexpected) -> Int64? {
-        try readNull() ? nil : try readInt64()
-    }
-
-    private mutating func readOptionalBool() throws(Unexpected) -> Bool? {
-        try readNull() ? nil : try readBool()
     }
 }

@@ -1,3 +1,4 @@
+import AppStore
 import Foundation
 
 /// A read-model document with a `JSONScanner` fast path: the scanner reads the shape our writers

@@ -1,17 +1,28 @@
-/// A forward-only reader of JSON text for the few event bodies decoded millions of times in a replay.
+/// A forward-only reader of JSON text for the bodies decoded on hot paths: Apple's JWS payloads on
+/// ingest, and the ledger's stored facts and documents in replays and reads.
 ///
-/// Foundation's `JSONDecoder` spent more than half of a replay's CPU on `AppleFact`. This scanner reads
-/// the same text with no intermediate tree and no `Codable` boxes. It is strict and small: whatever it
-/// does not expect (a fraction where an integer belongs, a missing required key) throws
+/// Foundation's `JSONDecoder` spent more than half of a replay's CPU on one fact type, and about a
+/// third of verifying a notification. This scanner reads the same text with no intermediate tree and
+/// no `Codable` boxes. It is strict and small: whatever it does not expect (a fraction where an
+/// integer belongs, an escaped key, nesting deeper than ``maximumDepth``) throws
 /// `JSONScanner.Unexpected`, and callers then decode with `JSONDecoder`, which stays the reference.
-struct JSONScanner {
+/// Text it accepts is valid JSON, values it skips included, so a fast path never accepts what
+/// `JSONDecoder` would refuse. Shared by the package's targets, not part of the public API.
+package struct JSONScanner {
     /// The text is not in the shape the fast path reads; decode it with `JSONDecoder` instead.
-    struct Unexpected: Error {}
+    package struct Unexpected: Error {
+        package init() {}
+    }
+
+    /// Objects and arrays nested deeper than this are left to `JSONDecoder`: payloads are read before
+    /// their signature is checked, and skipping recurses.
+    package static let maximumDepth = 32
 
     private let bytes: UnsafeRawBufferPointer
     private var index = 0
+    private var depth = 0
 
-    init(_ bytes: UnsafeRawBufferPointer) {
+    package init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
     }
 
@@ -38,12 +49,14 @@ struct JSONScanner {
     }
 
     /// Calls `field` with each key of an object; `field` must read or skip the value.
-    mutating func readObject(_ field: (inout JSONScanner, Key) throws(Unexpected) -> Void) throws(Unexpected) {
+    package mutating func readObject(_ field: (inout JSONScanner, Key) throws(Unexpected) -> Void) throws(Unexpected) {
         try expect(UInt8(ascii: "{"))
         if try peek() == UInt8(ascii: "}") {
             index += 1
             return
         }
+        try enter()
+        defer { depth -= 1 }
         while true {
             let key = try readKey()
             try expect(UInt8(ascii: ":"))
@@ -57,12 +70,14 @@ struct JSONScanner {
     }
 
     /// Calls `element` for each element of an array; `element` must read the value.
-    mutating func readArray(_ element: (inout JSONScanner) throws(Unexpected) -> Void) throws(Unexpected) {
+    package mutating func readArray(_ element: (inout JSONScanner) throws(Unexpected) -> Void) throws(Unexpected) {
         try expect(UInt8(ascii: "["))
         if try peek() == UInt8(ascii: "]") {
             index += 1
             return
         }
+        try enter()
+        defer { depth -= 1 }
         while true {
             try element(&self)
             switch try peek() {
@@ -73,14 +88,19 @@ struct JSONScanner {
         }
     }
 
+    private mutating func enter() throws(Unexpected) {
+        guard depth < Self.maximumDepth else { throw Unexpected() }
+        depth += 1
+    }
+
     /// Requires that nothing but white space follows the value just read.
-    mutating func finish() throws(Unexpected) {
+    package mutating func finish() throws(Unexpected) {
         skipWhitespace()
         guard index == bytes.count else { throw Unexpected() }
     }
 
     /// True, and consumed, if the next value is `null`.
-    mutating func readNull() throws(Unexpected) -> Bool {
+    package mutating func readNull() throws(Unexpected) -> Bool {
         guard try peek() == UInt8(ascii: "n") else { return false }
         try literal("null")
         return true
@@ -97,7 +117,7 @@ struct JSONScanner {
 
     // MARK: Values
 
-    mutating func readBool() throws(Unexpected) -> Bool {
+    package mutating func readBool() throws(Unexpected) -> Bool {
         switch try peek() {
         case UInt8(ascii: "t"): try literal("true"); return true
         case UInt8(ascii: "f"): try literal("false"); return false
@@ -106,7 +126,7 @@ struct JSONScanner {
     }
 
     /// An integer without fraction or exponent, as `JSONEncoder` writes `Int` and `Int64`.
-    mutating func readInt64() throws(Unexpected) -> Int64 {
+    package mutating func readInt64() throws(Unexpected) -> Int64 {
         _ = try peek()
         var negative = false
         if bytes[index] == UInt8(ascii: "-") {
@@ -161,7 +181,7 @@ struct JSONScanner {
     ///
     /// Plain ASCII is stepped over; a string with an escape or a non-ASCII byte is read in full, so
     /// skipping refuses exactly what reading refuses.
-    mutating func skipString() throws(Unexpected) {
+    package mutating func skipString() throws(Unexpected) {
         let start = index
         try expect(UInt8(ascii: "\""))
         // Eight bytes at a time: stop at the first word holding a quote, a backslash, a control
@@ -200,7 +220,7 @@ struct JSONScanner {
     }
 
     /// A string; escapes are decoded, and text that is not valid UTF-8 is refused.
-    mutating func readString() throws(Unexpected) -> String {
+    package mutating func readString() throws(Unexpected) -> String {
         try expect(UInt8(ascii: "\""))
         let start = index
         // The common case: no escapes, so the bytes are the string; ASCII needs no UTF-8 validation
@@ -287,7 +307,7 @@ struct JSONScanner {
     }
 
     /// Skips one value of any kind (for keys the fast path does not know).
-    mutating func skipValue() throws(Unexpected) {
+    package mutating func skipValue() throws(Unexpected) {
         switch try peek() {
         case UInt8(ascii: "{"): try readObject { scanner, _ throws(Unexpected) in try scanner.skipValue() }
         case UInt8(ascii: "["): try readArray { scanner throws(Unexpected) in try scanner.skipValue() }
@@ -298,18 +318,46 @@ struct JSONScanner {
         }
     }
 
+    /// Skips a number, holding it to JSON's grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
     private mutating func skipNumber() throws(Unexpected) {
-        let start = index
-        while index < bytes.count {
-            switch bytes[index] {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"),
-                 UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"):
-                index += 1
-            default:
-                guard index > start else { throw Unexpected() }
-                return
-            }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "0") {
+            index += 1
+        } else {
+            try skipDigits()
         }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            try skipDigits()
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            try skipDigits()
+        }
+    }
+
+    /// Skips one or more decimal digits.
+    private mutating func skipDigits() throws(Unexpected) {
+        let start = index
+        while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") { index += 1 }
         guard index > start else { throw Unexpected() }
+    }
+
+    // MARK: Optional values
+
+    /// A string, or nil for `null`.
+    package mutating func readOptionalString() throws(Unexpected) -> String? {
+        try readNull() ? nil : try readString()
+    }
+
+    /// An integer, or nil for `null`.
+    package mutating func readOptionalInt64() throws(Unexpected) -> Int64? {
+        try readNull() ? nil : try readInt64()
+    }
+
+    /// A Boolean, or nil for `null`.
+    package mutating func readOptionalBool() throws(Unexpected) -> Bool? {
+        try readNull() ? nil : try readBool()
     }
 }
