@@ -164,14 +164,19 @@ package struct JSONScanner {
     private mutating func readKey() throws(Unexpected) -> Key {
         try expect(UInt8(ascii: "\""))
         let start = index
+        var ascii = true
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
+                let key = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
                 index += 1
-                return Key(bytes: UnsafeRawBufferPointer(rebasing: bytes[start..<(index - 1)]))
+                // JSONDecoder refuses a document whose key is not UTF-8 (an unknown key included).
+                guard ascii || String(validating: key, as: UTF8.self) != nil else { throw Unexpected() }
+                return Key(bytes: key)
             }
             // An escaped key is legal JSON but never written by our encoder: leave it to JSONDecoder.
             guard byte != UInt8(ascii: "\\"), byte >= 0x20 else { throw Unexpected() }
+            ascii = ascii && byte < 0x80
             index += 1
         }
         throw Unexpected()

@@ -112,6 +112,10 @@ struct SignedPayloadScanningTests {
         #expect(reference(JWSTransactionDecodedPayload.self, texts[2])?.quantity == 1)
         #expect(reference(JWSTransactionDecodedPayload.self, texts[4])?.purchaseDate == 1_697_679_936_049)
         #expect(reference(JWSTransactionDecodedPayload.self, texts[8]) != nil)
+        // A key that is not UTF-8 makes JSONDecoder refuse the whole text, so the scanner must too.
+        let badKey = Data(Array(#"{"x"#.utf8) + [0xFF] + Array(#"":1,"quantity":2}"#.utf8))
+        #expect(JWSTransactionDecodedPayload.scanned(from: badKey) == nil)
+        #expect((try? JSONDecoder().decode(JWSTransactionDecodedPayload.self, from: badKey)) == nil)
         // Nesting up to the limit is still read.
         let allowed = String(repeating: "[", count: JSONScanner.maximumDepth - 1) + String(repeating: "]", count: JSONScanner.maximumDepth - 1)
         #expect(JWSTransactionDecodedPayload.scanned(from: Data(#"{"x":\#(allowed),"quantity":2}"#.utf8))?.quantity == 2)

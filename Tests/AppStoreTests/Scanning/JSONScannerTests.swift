@@ -49,6 +49,21 @@ struct JSONScannerTests {
         }
     }
 
+    /// `JSONDecoder` refuses a document with a key that is not UTF-8, even one it does not read.
+    @Test func refusesKeysThatAreNotUTF8() {
+        func object(key: [UInt8]) -> Data { Data(Array(#"{""#.utf8) + key + Array(#"":1}"#.utf8)) }
+        for (key, valid) in [(Array("é".utf8), true), (Array("x😀".utf8), true), ([0x78, 0xFF], false), ([0xC3], false)] {
+            let data = object(key: key)
+            let scanned = data.withUnsafeBytes { bytes -> Bool in
+                var scanner = JSONScanner(bytes)
+                return (try? scanner.skipValue()) != nil && (try? scanner.finish()) != nil
+            }
+            let decoded = (try? JSONDecoder().decode([String: Int].self, from: data)) != nil
+            #expect(scanned == valid, "\(key)")
+            #expect(decoded == valid, "\(key)")
+        }
+    }
+
     @Test func leavesDeepNestingToJSONDecoder() {
         let depth = JSONScanner.maximumDepth
         #expect(skips(String(repeating: "[", count: depth) + "1" + String(repeating: "]", count: depth)))
