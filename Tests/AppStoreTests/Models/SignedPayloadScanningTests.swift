@@ -116,9 +116,12 @@ struct SignedPayloadScanningTests {
         let badKey = Data(Array(#"{"x"#.utf8) + [0xFF] + Array(#"":1,"quantity":2}"#.utf8))
         #expect(JWSTransactionDecodedPayload.scanned(from: badKey) == nil)
         #expect((try? JSONDecoder().decode(JWSTransactionDecodedPayload.self, from: badKey)) == nil)
-        // Nesting up to the limit is still read.
-        let allowed = String(repeating: "[", count: JSONScanner.maximumDepth - 1) + String(repeating: "]", count: JSONScanner.maximumDepth - 1)
-        #expect(JWSTransactionDecodedPayload.scanned(from: Data(#"{"x":\#(allowed),"quantity":2}"#.utf8))?.quantity == 2)
+        // Nesting up to the limit is still read: the object and 31 arrays around a value are 32 levels.
+        func nestedQuantity(_ arrays: Int) -> Data {
+            Data(#"{"x":\#(String(repeating: "[", count: arrays))1\#(String(repeating: "]", count: arrays)),"quantity":2}"#.utf8)
+        }
+        #expect(JWSTransactionDecodedPayload.scanned(from: nestedQuantity(JSONScanner.maximumDepth - 1))?.quantity == 2)
+        #expect(JWSTransactionDecodedPayload.scanned(from: nestedQuantity(JSONScanner.maximumDepth)) == nil)
     }
 
     /// Thousands of generated texts: known keys with right and wrong kinds of value, unknown keys
@@ -172,16 +175,21 @@ struct PayloadTextGenerator {
     }
 
     static let stringKeys = [
-        "originalTransactionId", "transactionId", "bundleId", "productId", "appAccountToken", "environment", "type",
+        "originalTransactionId", "transactionId", "webOrderLineItemId", "subscriptionGroupIdentifier", "storefrontId",
+        "appTransactionId", "offerPeriod", "bundleId", "productId", "appAccountToken", "environment", "type",
         "inAppOwnershipType", "currency", "storefront", "offerIdentifier", "autoRenewProductId", "notificationType",
         "subtype", "notificationUUID", "version", "transactionReason", "revocationType", "offerDiscountType",
     ]
     static let integerKeys = [
-        "purchaseDate", "expiresDate", "signedDate", "quantity", "price", "revocationReason", "offerType",
+        "purchaseDate", "expiresDate", "signedDate", "originalPurchaseDate", "revocationDate", "renewalDate",
+        "recentSubscriptionStartDate", "priceIncreaseStatus", "quantity", "price", "revocationReason", "offerType",
         "autoRenewStatus", "expirationIntent", "renewalPrice", "gracePeriodExpiresDate", "revocationPercentage",
     ]
     static let boolKeys = ["isUpgraded", "isInBillingRetryPeriod"]
-    static let dataKeys = ["environment", "appAppleId", "bundleId", "signedTransactionInfo", "status", "consumptionRequestReason"]
+    static let dataKeys = [
+        "environment", "appAppleId", "bundleId", "bundleVersion", "signedTransactionInfo", "signedRenewalInfo", "status",
+        "consumptionRequestReason",
+    ]
 
     mutating func whitespace() -> String {
         chance(80) ? "" : pick([" ", "\n", "\t", "\r\n  "])
