@@ -1,7 +1,9 @@
+import Foundation
+
 extension JSONScanner {
     /// An object key as it stands in the text, matched against literals in a `switch` without
     /// building a `String` (most of an event's keys are longer than a small string holds).
-    package struct Key {
+    package struct Key: Equatable {
         package let bytes: UnsafeRawBufferPointer
 
         package static func ~= (pattern: StaticString, key: Key) -> Bool {
@@ -11,6 +13,13 @@ extension JSONScanner {
                 return false
             }
             return true
+        }
+
+        /// The same bytes.
+        package static func == (left: Key, right: Key) -> Bool {
+            guard left.bytes.count == right.bytes.count else { return false }
+            guard let a = left.bytes.baseAddress, let b = right.bytes.baseAddress else { return true }
+            return memcmp(a, b, left.bytes.count) == 0
         }
     }
 }

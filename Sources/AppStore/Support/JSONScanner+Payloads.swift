@@ -19,7 +19,7 @@ extension JSONScanner {
     }
 
     /// An `Int`, or nil for `null`.
-    mutating func readOptionalInt() throws(Unexpected) -> Int? {
+    package mutating func readOptionalInt() throws(Unexpected) -> Int? {
         guard let number = try readOptionalInt64() else { return nil }
         guard let value = Int(exactly: number) else { throw Unexpected() }
         return value
@@ -36,20 +36,5 @@ extension JSONScanner {
         var strings: [String] = []
         try readArray { scanner throws(Unexpected) in strings.append(try scanner.readString()) }
         return strings
-    }
-
-    /// The fields of one object read so far.
-    ///
-    /// `JSONDecoder` keeps the first of two equal keys; rather than copy that rule, a repeated key
-    /// is `Unexpected`, so such text is decoded by `JSONDecoder` itself.
-    struct SeenFields {
-        private var bits: UInt64 = 0
-
-        /// Marks field number `field` (0 to 63) as read; throws if it was read before.
-        mutating func insert(_ field: Int) throws(Unexpected) {
-            let bit: UInt64 = 1 << UInt64(field)
-            guard bits & bit == 0 else { throw Unexpected() }
-            bits |= bit
-        }
     }
 }

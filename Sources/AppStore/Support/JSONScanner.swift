@@ -18,6 +18,10 @@ package struct JSONScanner {
     /// their signature is checked, and skipping recurses.
     package static let maximumDepth = 32
 
+    /// Objects read by ``readObjectWithDistinctKeys(_:)`` with more keys than this are left to
+    /// `JSONDecoder` (Apple's largest payload has about 30).
+    package static let maximumDistinctKeys = 64
+
     private let bytes: UnsafeRawBufferPointer
     private var index = 0
     private var depth = 0
@@ -66,6 +70,18 @@ package struct JSONScanner {
             case UInt8(ascii: "}"): index += 1; return
             default: throw Unexpected()
             }
+        }
+    }
+
+    /// As ``readObject(_:)``, but a key that comes twice, or more than ``maximumDistinctKeys`` keys, is
+    /// `Unexpected`. `JSONDecoder` keeps the first of two equal keys; rather than copy that rule, such
+    /// text is left to it. The bound keeps the pairwise check cheap on untrusted input.
+    package mutating func readObjectWithDistinctKeys(_ field: (inout JSONScanner, Key) throws(Unexpected) -> Void) throws(Unexpected) {
+        var keys: [Key] = []
+        try readObject { scanner, key throws(Unexpected) in
+            guard keys.count < Self.maximumDistinctKeys, !keys.contains(key) else { throw Unexpected() }
+            keys.append(key)
+            try field(&scanner, key)
         }
     }
 
@@ -189,15 +205,7 @@ package struct JSONScanner {
     package mutating func skipString() throws(Unexpected) {
         let start = index
         try expect(UInt8(ascii: "\""))
-        // Eight bytes at a time: stop at the first word holding a quote, a backslash, a control
-        // character or a non-ASCII byte, then look at that word byte by byte.
-        if let base = bytes.baseAddress {
-            while index + 8 <= bytes.count {
-                let word = base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                if Self.needsAttention(word) { break }
-                index += 8
-            }
-        }
+        skipPlainASCIIWords()
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
@@ -212,6 +220,16 @@ package struct JSONScanner {
             index += 1
         }
         throw Unexpected()
+    }
+
+    /// Steps over a string's plain ASCII eight bytes at a time, stopping at the first word that holds
+    /// a quote, a backslash, a control character or a non-ASCII byte (the caller reads that word
+    /// byte by byte).
+    private mutating func skipPlainASCIIWords() {
+        guard let base = bytes.baseAddress else { return }
+        while index + 8 <= bytes.count, !Self.needsAttention(base.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
+            index += 8
+        }
     }
 
     /// True if any byte of `word` is `"`, `\`, below 0x20 or above 0x7F (the usual SWAR zero-byte tests).
@@ -229,13 +247,8 @@ package struct JSONScanner {
         try expect(UInt8(ascii: "\""))
         let start = index
         // The common case: no escapes, so the bytes are the string; ASCII needs no UTF-8 validation
-        // (a JWS is all ASCII, and it is most of an event's bytes). Plain ASCII is stepped over eight
-        // bytes at a time, as in `skipString`.
-        if let base = bytes.baseAddress {
-            while index + 8 <= bytes.count, !Self.needsAttention(base.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
-                index += 8
-            }
-        }
+        // (a JWS is all ASCII, and it is most of an event's bytes).
+        skipPlainASCIIWords()
         var ascii = true
         while index < bytes.count {
             let byte = bytes[index]

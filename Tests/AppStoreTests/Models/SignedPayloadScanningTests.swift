@@ -112,6 +112,14 @@ struct SignedPayloadScanningTests {
         #expect(reference(JWSTransactionDecodedPayload.self, texts[2])?.quantity == 1)
         #expect(reference(JWSTransactionDecodedPayload.self, texts[4])?.purchaseDate == 1_697_679_936_049)
         #expect(reference(JWSTransactionDecodedPayload.self, texts[8]) != nil)
+        // Repeated keys, unknown ones too, and objects of more keys than the bound go to JSONDecoder.
+        #expect(JWSTransactionDecodedPayload.scanned(from: Data(#"{"x":1,"x":2,"quantity":3}"#.utf8)) == nil)
+        func withKeys(_ count: Int) -> Data {
+            Data(("{" + (0..<(count - 1)).map { #""k\#($0)":0,"# }.joined() + #""quantity":3}"#).utf8)
+        }
+        #expect(JWSTransactionDecodedPayload.scanned(from: withKeys(JSONScanner.maximumDistinctKeys))?.quantity == 3)
+        #expect(JWSTransactionDecodedPayload.scanned(from: withKeys(JSONScanner.maximumDistinctKeys + 1)) == nil)
+        #expect(reference(JWSTransactionDecodedPayload.self, String(decoding: withKeys(JSONScanner.maximumDistinctKeys + 1), as: UTF8.self))?.quantity == 3)
         // A key that is not UTF-8 makes JSONDecoder refuse the whole text, so the scanner must too.
         let badKey = Data(Array(#"{"x"#.utf8) + [0xFF] + Array(#"":1,"quantity":2}"#.utf8))
         #expect(JWSTransactionDecodedPayload.scanned(from: badKey) == nil)

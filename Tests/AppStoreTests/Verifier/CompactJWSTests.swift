@@ -20,7 +20,7 @@ struct CompactJWSTests {
     }
 
     @Test func splitsThreeSegmentsAtTheirDots() throws {
-        // Payloads of every length around the 16- and 32-byte strides a vectorised search uses.
+        // Payloads of many lengths, so the dots fall at every offset within a vectorised search's block.
         for padding in 0..<40 {
             let payloadJSON = #"{"productId":"\#(String(repeating: "p", count: padding))"}"#
             let payload = JWSBuilder.base64URL(Data(payloadJSON.utf8))
