@@ -4,7 +4,7 @@ import Foundation
 extension SubscriptionLedger {
     /// What the ledger knows now about a user, evaluated at `at` (read models, no fold).
     public func entitlements(userId: String, at: Date) async throws -> UserEntitlements {
-        try await LedgerMetrics.database("read_entitlements") { try await readEntitlements(userId: userId, at: at) }
+        try await LedgerMetrics.timed(metrics.readEntitlements) { try await readEntitlements(userId: userId, at: at) }
     }
 
     /// The user's read model, or an empty one for a user the ledger has never seen.

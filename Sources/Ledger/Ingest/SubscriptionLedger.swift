@@ -20,6 +20,8 @@ public final class SubscriptionLedger: Sendable {
     let evaluator: EntitlementEvaluator
     /// Concurrent ingests share transactions through it (group commit).
     let factBatcher: Batcher<PendingFact, IngestResult>
+    /// Timers for verification and database work, made once.
+    let metrics = LedgerMetrics()
 
     /// Creates the ledger over a store, a verifier and (optionally) a verifyReceipt client.
     public init(
@@ -48,7 +50,7 @@ public final class SubscriptionLedger: Sendable {
     /// Verifies and records an App Store Server Notification V2 body (`{"signedPayload": ...}`).
     public func ingestNotificationV2(body: Data, context: IngestContext) async throws -> IngestResult {
         let now = clock.now()
-        let verified = try await LedgerMetrics.verification("notification_v2") { try await verifier.verifyNotificationBody(body, now: now) }
+        let verified = try await LedgerMetrics.timed(metrics.notificationVerification) { try await verifier.verifyNotificationBody(body, now: now) }
         let payload = verified.payload
         let signedDate = payload.signedDate?.millisecondsSince1970 ?? Self.milliseconds(now)
         let transaction = verified.transaction.flatMap { Normalizer.observation($0.payload, fallback: signedDate) }
@@ -124,7 +126,7 @@ public final class SubscriptionLedger: Sendable {
         context: IngestContext
     ) async throws -> UserEntitlements {
         let now = clock.now()
-        let verified = try await LedgerMetrics.verification("transaction") { try await verifier.verifyTransaction(signedTransaction, now: now) }
+        let verified = try await LedgerMetrics.timed(metrics.transactionVerification) { try await verifier.verifyTransaction(signedTransaction, now: now) }
         guard let transaction = Normalizer.observation(verified.payload, fallback: Self.milliseconds(now)) else {
             throw LedgerError(.malformedBody, "the signed transaction lacks a transaction id, product id or purchase date")
         }
@@ -245,7 +247,7 @@ public final class SubscriptionLedger: Sendable {
         let touched = Self.documents(touchedBy: batch)
         let streams = batch.map(\.stream) + batch.flatMap(\.claims).map { LedgerEventType.userStream($0.userId) }
         let keys = events.compactMap(\.dedupeKey)
-        let (appended, refused) = try await LedgerMetrics.database("append") { () async throws -> ([AppendedEvent?], [Int: [String]]) in
+        let (appended, refused) = try await LedgerMetrics.timed(metrics.append) { () async throws -> ([AppendedEvent?], [Int: [String]]) in
             try await store.transaction { transaction -> ([AppendedEvent?], [Int: [String]]) in
                 var appended: [AppendedEvent?] = Array(repeating: nil, count: batch.count)
                 var refused: [Int: [String]] = [:]

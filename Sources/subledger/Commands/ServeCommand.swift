@@ -49,6 +49,8 @@ struct ServeCommand: AsyncParsableCommand {
         signals: [UnixSignal] = [.sigterm, .sigint],
         onServerRunning: (@Sendable (Int) async -> Void)? = nil
     ) async throws {
+        // Bootstrapped before the ledger exists: the ledger makes its timers once, when it is made.
+        let metrics = ProcessMetrics.registry
         let store = try await EventStoreFactory.open(configuration.database, logger: logger)
         let ledger: SubscriptionLedger
         do {
@@ -65,7 +67,7 @@ struct ServeCommand: AsyncParsableCommand {
             store: store,
             ledger: ledger,
             keys: configuration.apiKeys,
-            metrics: ProcessMetrics.registry,
+            metrics: metrics,
             logger: logger,
             onServerRunning: onServerRunning
         )

@@ -8,6 +8,9 @@ import Testing
 struct ServeProcessTests {
     @Test func serveOnAFreshDirectoryAnswersHealthCreatesTheSQLiteFileAndStopsOnSIGTERM() async throws {
         try await withTemporaryDirectory { directory in
+            // SHA-256 of "secret": one key, so a read is authorised and reaches the ledger.
+            let keys = "auth:\n  keys:\n    - { name: reader, scopes: [read], sha256: 2bb80d537b1da3e38bd30361aa855686bde0eacd7162fef6a25fe97bf527a25b }\n"
+            try keys.write(to: directory.appendingPathComponent("subledger.yaml"), atomically: true, encoding: .utf8)
             let server = try SubledgerProcess(["serve"], in: directory, environment: ["SUBLEDGER_HTTP_PORT": "0"])
             let port = try await server.waitForPort()
             let health = try await httpGet("http://127.0.0.1:\(port)/health")
@@ -20,9 +23,13 @@ struct ServeProcessTests {
             let unauthorized = try await httpGet("http://127.0.0.1:\(port)/v1/users/u1/entitlements")
             #expect(unauthorized.status == 401)
             #expect(unauthorized.contentType == "application/problem+json")
+            let read = try await httpGet("http://127.0.0.1:\(port)/v1/users/u1/entitlements", bearer: "secret")
+            #expect(read.status == 200)
             let metrics = try await httpGet("http://127.0.0.1:\(port)/metrics")
             #expect(metrics.status == 200)
             #expect(metrics.body.contains(#"http_server_request_duration_count{http_route="/health""#))
+            // The ledger's own timers report too (they are made once, after the metrics system starts).
+            #expect(metrics.body.contains(#"subledger_database_duration_count{operation="read_entitlements"} 1"#))
 
             server.signal(SIGTERM)
             #expect(try await server.waitForExit() == 0)
