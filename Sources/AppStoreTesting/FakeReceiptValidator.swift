@@ -12,6 +12,8 @@ public final class FakeReceiptValidator: ReceiptValidating {
         public var receiptData: String
         /// The `exclude-old-transactions` flag passed in.
         public var excludeOldTransactions: Bool
+        /// The shared secret passed in (nil: the validator's default).
+        public var sharedSecret: String?
     }
 
     private struct State {
@@ -44,9 +46,9 @@ public final class FakeReceiptValidator: ReceiptValidating {
     }
 
     /// Returns (or throws) what was registered for `receiptData`.
-    public func verifyReceipt(_ receiptData: String, excludeOldTransactions: Bool) async throws -> VerifyReceiptResponse {
+    public func verifyReceipt(_ receiptData: String, excludeOldTransactions: Bool, sharedSecret: String?) async throws -> VerifyReceiptResponse {
         let result = state.withLock { state in
-            state.requests.append(Request(receiptData: receiptData, excludeOldTransactions: excludeOldTransactions))
+            state.requests.append(Request(receiptData: receiptData, excludeOldTransactions: excludeOldTransactions, sharedSecret: sharedSecret))
             return state.responses[receiptData] ?? fallback
         }
         return try result.get()

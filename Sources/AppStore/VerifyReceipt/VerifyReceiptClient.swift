@@ -17,18 +17,19 @@ public struct VerifyReceiptClient: ReceiptValidating {
     private let logger: Logger
 
     /// Creates a client; it does not own `httpClient` (the shared one by default).
-    /// - Why: one per app shared secret; inject an `HTTPClient` to control its lifecycle.
+    /// - Why: its shared secret is the default when a call names none; inject an `HTTPClient` to control its lifecycle.
     public init(configuration: Configuration, httpClient: HTTPClient = .shared, logger: Logger = Logger(label: "subledger.appstore.verifyReceipt")) {
         self.configuration = configuration
         self.httpClient = httpClient
         self.logger = logger
     }
 
-    /// Verifies `receiptData` (base64), see ``ReceiptValidating/verifyReceipt(_:excludeOldTransactions:)``.
-    public func verifyReceipt(_ receiptData: String, excludeOldTransactions: Bool) async throws -> VerifyReceiptResponse {
+    /// Verifies `receiptData` (base64) with `sharedSecret`, or the configured one when nil, see
+    /// ``ReceiptValidating/verifyReceipt(_:excludeOldTransactions:sharedSecret:)``.
+    public func verifyReceipt(_ receiptData: String, excludeOldTransactions: Bool, sharedSecret: String?) async throws -> VerifyReceiptResponse {
         let request = VerifyReceiptRequest(
             receiptData: receiptData,
-            password: configuration.sharedSecret,
+            password: sharedSecret ?? configuration.sharedSecret,
             excludeOldTransactions: excludeOldTransactions
         )
         let body: Data

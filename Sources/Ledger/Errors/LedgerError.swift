@@ -25,6 +25,10 @@ public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidPassword = Code("invalid_password")
         /// The input names an app that is not configured.
         public static let unknownApp = Code("unknown_app")
+        /// The input comes from an environment its app is not configured to accept.
+        public static let environmentNotAccepted = Code("environment_not_accepted")
+        /// A receipt is for another app than the request's `bundle_id` names.
+        public static let bundleMismatch = Code("bundle_id_mismatch")
         /// Under the `keep` policy another user already owns the chain.
         public static let linkConflict = Code("link_conflict")
         /// verifyReceipt answered with a status that means the receipt is bad.

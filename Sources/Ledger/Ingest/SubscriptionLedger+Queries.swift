@@ -34,9 +34,10 @@ extension SubscriptionLedger {
         return evaluator.evaluate(user: user.state, chains: chains, at: at, position: position)
     }
 
-    /// What the ledger knew at recorded time `asOf`, evaluated at `asOf`, by folding the user's
-    /// events and their chains' events recorded up to then.
-    public func entitlements(userId: String, asOf: Date) async throws -> UserEntitlements {
+    /// What the ledger knew at recorded time `asOf`, by folding the user's events and their chains'
+    /// events recorded up to then, evaluated at `at` (by default `asOf` itself): "what did we believe
+    /// on the 1st about the 25th".
+    public func entitlements(userId: String, asOf: Date, at: Date? = nil) async throws -> UserEntitlements {
         let cutoff = Self.milliseconds(asOf)
         var user = UserState(userId: userId)
         var position: Int64 = 0
@@ -72,7 +73,7 @@ extension SubscriptionLedger {
             }
         }
         let ordered = chains.keys.sorted().compactMap { chains[$0] }
-        return evaluator.evaluate(user: user, chains: ordered, at: asOf, asOf: asOf, position: position)
+        return evaluator.evaluate(user: user, chains: ordered, at: at ?? asOf, asOf: asOf, position: position)
     }
 
     /// One chain evaluated at `at`, or nil if the ledger has never seen it.

@@ -91,7 +91,9 @@ public final class SubscriptionLedger: Sendable {
         guard Self.constantTimeEquals(notification.password ?? "", secret) else {
             throw LedgerError(.invalidPassword, "the notification's password does not match the shared secret of \(bundleId)")
         }
-        let environment = Normalizer.environment(notification.environment ?? notification.unifiedReceipt?.environment)
+        let stated = notification.environment ?? notification.unifiedReceipt?.environment
+        try acceptApp(bundleId, environment: stated, of: "V1 notification")
+        let environment = Normalizer.environment(stated)
         let received = Self.milliseconds(now)
         let entries = notification.unifiedReceipt?.latestReceiptInfo ?? []
         let transactions = entries.compactMap {
@@ -158,18 +160,31 @@ public final class SubscriptionLedger: Sendable {
 
     /// Validates a legacy receipt through verifyReceipt, records the response for `userId` and links
     /// every chain in it to the user in one transaction, and returns the user's entitlements.
-    public func submitReceipt(userId: String, receiptData: String, context: IngestContext) async throws -> UserEntitlements {
+    ///
+    /// `bundleId`, when given, picks the app whose shared secret is sent and must be the receipt's.
+    /// Without it the validator's default secret is sent. Either way the receipt's app must be
+    /// configured and accept the environment verifyReceipt answered from; nothing is recorded otherwise.
+    public func submitReceipt(userId: String, receiptData: String, bundleId requested: String? = nil, context: IngestContext) async throws -> UserEntitlements {
         guard let validator = receiptValidator else {
             throw LedgerError(.receiptValidationUnavailable, "no verifyReceipt client is configured")
         }
+        if let requested, app(requested) == nil {
+            throw LedgerError(.unknownApp, "bundle id \(requested) is not a configured app")
+        }
         let now = clock.now()
-        let response = try await validator.verifyReceipt(receiptData, excludeOldTransactions: false)
+        let response = try await validator.verifyReceipt(
+            receiptData, excludeOldTransactions: false, sharedSecret: requested.flatMap { configuration.sharedSecrets[$0] }
+        )
         guard response.status == 0 else {
             throw LedgerError(.invalidReceipt, "verifyReceipt answered status \(response.status.map(String.init) ?? "(none)")")
         }
+        let bundleId = response.receipt?.bundleId ?? requested
+        if let requested, let bundleId, bundleId != requested {
+            throw LedgerError(.bundleMismatch, "the receipt is for \(bundleId), not \(requested)")
+        }
+        try acceptApp(bundleId, environment: response.environment, of: "receipt")
         let environment = Normalizer.environment(response.environment)
         let asserted = response.receipt?.requestDate?.millisecondsSince1970 ?? Self.milliseconds(now)
-        let bundleId = response.receipt?.bundleId
         let entries = response.latestReceiptInfo ?? response.receipt?.inApp ?? []
         let transactions = entries.compactMap {
             Normalizer.observation($0, bundleId: bundleId, environment: environment, assertedAt: asserted, catalog: configuration.catalog)
@@ -343,6 +358,24 @@ public final class SubscriptionLedger: Sendable {
             }
         }
         return claims.sorted { $0.key < $1.key }.map { LinkClaim(chain: $0.key, userId: $0.value, source: "app_account_token") }
+    }
+
+    /// The configured app with `bundleId`, if any.
+    func app(_ bundleId: String) -> AppStoreApp? {
+        verifier.configuration.apps.first { $0.bundleId == bundleId }
+    }
+
+    /// Refuses a legacy input (a V1 notification, a receipt) whose app is not configured or does not
+    /// accept the environment it states (`PROD` and `Production` are Production, and so is none, as
+    /// `Normalizer` records it), as the verifier refuses signed inputs.
+    func acceptApp(_ bundleId: String?, environment stated: LegacyEnvironment?, of kind: String) throws {
+        guard let bundleId, let app = app(bundleId) else {
+            throw LedgerError(.unknownApp, "\(kind) bundle id \(bundleId ?? "(missing)") is not a configured app")
+        }
+        let environment = stated?.appStoreEnvironment ?? .production
+        guard app.accepts(environment) else {
+            throw LedgerError(.environmentNotAccepted, "\(kind) environment \(environment) is not accepted for \(bundleId)")
+        }
     }
 
     /// A submission whose claim `keep` refused answers `link_conflict`; the fact and the refused link

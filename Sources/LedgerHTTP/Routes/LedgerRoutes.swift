@@ -33,31 +33,35 @@ public struct LedgerRoutes: Sendable {
         }
         v1.post("apple/transactions") { request, context in
             try authenticator.require(.ingest, request)
-            let body = try await Self.decode(SubmitTransactionRequest.self, request, context)
-            try Self.requireUser(body.user_id)
-            let view = try await ledger.submitTransaction(
-                userId: body.user_id, signedTransaction: body.signed_transaction,
-                signedRenewalInfo: body.signed_renewal_info, context: Self.ingestContext("POST /v1/apple/transactions", context)
-            )
-            return EntitlementViewBody(view)
+            return try await Self.submission("POST /v1/apple/transactions") { source in
+                let body = try await Self.decode(SubmitTransactionRequest.self, request, context)
+                try Self.requireUser(body.user_id)
+                return try await ledger.submitTransaction(
+                    userId: body.user_id, signedTransaction: body.signed_transaction,
+                    signedRenewalInfo: body.signed_renewal_info, context: Self.ingestContext(source, context)
+                )
+            }
         }
         v1.post("apple/receipts") { request, context in
             try authenticator.require(.ingest, request)
-            let body = try await Self.decode(SubmitReceiptRequest.self, request, context)
-            try Self.requireUser(body.user_id)
-            let view = try await ledger.submitReceipt(
-                userId: body.user_id, receiptData: body.receipt_data, context: Self.ingestContext("POST /v1/apple/receipts", context)
-            )
-            return EntitlementViewBody(view)
+            return try await Self.submission("POST /v1/apple/receipts") { source in
+                let body = try await Self.decode(SubmitReceiptRequest.self, request, context)
+                try Self.requireUser(body.user_id)
+                return try await ledger.submitReceipt(
+                    userId: body.user_id, receiptData: body.receipt_data, bundleId: body.bundle_id,
+                    context: Self.ingestContext(source, context)
+                )
+            }
         }
         v1.get("users/:user_id/entitlements") { request, context in
             try authenticator.require(.read, request)
             let user = try context.parameters.require("user_id")
+            let at = try Self.date(request, "at")
             if let asOf = try Self.date(request, "as_of") {
-                return EntitlementViewBody(try await ledger.entitlements(userId: user, asOf: asOf))
+                // What was known at `as_of`, evaluated at `at` when given (else at `as_of`).
+                return EntitlementViewBody(try await ledger.entitlements(userId: user, asOf: asOf, at: at))
             }
-            let at = try Self.date(request, "at") ?? clock.now()
-            return EntitlementViewBody(try await ledger.entitlements(userId: user, at: at))
+            return EntitlementViewBody(try await ledger.entitlements(userId: user, at: at ?? clock.now()))
         }
         v1.get("users/:user_id/events") { request, context in
             try authenticator.require(.read, request)
@@ -113,11 +117,11 @@ public struct LedgerRoutes: Sendable {
         do {
             let result = try await ingest(body, Self.ingestContext(source, context))
             let outcome = result.isDuplicate ? "duplicate" : "recorded"
-            Counter(label: "subledger_ingest_total", dimensions: [("endpoint", source), ("result", outcome)]).increment()
+            Self.countIngest(source, result: outcome)
             return IngestBody(result: outcome, event_id: result.eventID, position: result.position)
         } catch {
             let problem = Problem(error)
-            Counter(label: "subledger_ingest_total", dimensions: [("endpoint", source), ("result", problem.code)]).increment()
+            Self.countIngest(source, result: problem.code)
             if (400..<500).contains(problem.statusCode) {
                 do {
                     try await ledger.store.recordRejection(source: source, code: problem.code, detail: problem.detail, body: body)
@@ -127,6 +131,26 @@ public struct LedgerRoutes: Sendable {
             }
             throw problem
         }
+    }
+
+    /// A client's submission (transaction or receipt): answers the user's view, and counts the
+    /// outcome in `subledger_ingest_total` as webhooks are counted (`ok`, or the problem's code).
+    private static func submission(
+        _ source: String, _ submit: (String) async throws -> UserEntitlements
+    ) async throws -> EntitlementViewBody {
+        do {
+            let view = try await submit(source)
+            countIngest(source, result: "ok")
+            return EntitlementViewBody(view)
+        } catch {
+            countIngest(source, result: Problem(error).code)
+            throw error
+        }
+    }
+
+    /// One ingest outcome per endpoint and result (`recorded`, `duplicate`, `ok` or an error code).
+    private static func countIngest(_ source: String, result: String) {
+        Counter(label: "subledger_ingest_total", dimensions: [("endpoint", source), ("result", result)]).increment()
     }
 
     static func ingestContext(_ source: String, _ context: LedgerRequestContext) -> IngestContext {

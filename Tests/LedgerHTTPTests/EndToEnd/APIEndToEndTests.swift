@@ -162,6 +162,11 @@ struct APIEndToEndTests {
             let asOf = try await h.request(.get, "/v1/users/u1/entitlements?as_of=\(Day.iso(4))", key: H.readKey)
             #expect(try h.object(asOf)["as_of"] as? String == "2026-01-05T00:00:00.000Z")
             #expect(((try h.object(asOf)["entitlements"] as? [[String: Any]])?.first?["status"]) as? String == "active")
+            // Known on day 4, evaluated on day 31: the refund was not known yet, the expiry has passed.
+            let both = try h.object(try await h.request(.get, "/v1/users/u1/entitlements?as_of=\(Day.iso(4))&at=\(Day.iso(31))", key: H.readKey))
+            #expect(both["as_of"] as? String == "2026-01-05T00:00:00.000Z")
+            #expect(both["evaluated_at"] as? String == "2026-02-01T00:00:00.000Z")
+            #expect(((both["entitlements"] as? [[String: Any]])?.first?["status"]) as? String == "expired")
             #expect(try await h.pro("u1", at: 6)?["status"] as? String == "refunded")
 
             h.clock.set(Day.date(6))
@@ -218,6 +223,44 @@ struct APIEndToEndTests {
             let down = try await h.request(.post, "/v1/apple/receipts", key: H.ingestKey, json: #"{"user_id":"u9","receipt_data":"flaky-receipt"}"#)
             #expect(down.status == .badGateway)
             #expect(try h.object(down)["code"] as? String == "apple_unavailable")
+
+            // `bundle_id` names the app (and its shared secret); one that is not configured is refused
+            // before Apple is asked, and the receipt's own app must be the one named.
+            let before = try await h.eventCount()
+            let other = try await h.request(.post, "/v1/apple/receipts", key: H.ingestKey,
+                                            json: #"{"user_id":"u9","receipt_data":"sandbox-receipt","bundle_id":"com.other.app"}"#)
+            #expect(other.status == .badRequest)
+            #expect(try h.object(other)["code"] as? String == "unknown_app")
+            #expect(try await h.eventCount() == before)
+            let named = try await h.request(.post, "/v1/apple/receipts", key: H.ingestKey,
+                                            json: #"{"user_id":"u9","receipt_data":"sandbox-receipt","bundle_id":"com.example.app"}"#)
+            #expect(named.status == .ok)
+        }
+    }
+
+    /// A V1 notification with the app's password is recorded once (Apple's retry is a duplicate); one
+    /// from an environment the app does not accept is refused like a V2 one, and so is a receipt.
+    @Test(arguments: TestDatabases.dialects)
+    func v1NotificationsAreRecordedOnceAndTheirEnvironmentIsChecked(_ dialect: StorageDialect) async throws {
+        let body = #"{"notification_type":"INITIAL_BUY","password":"s3cret","environment":"Sandbox","bid":"com.example.app","unified_receipt":{"environment":"Sandbox","status":0,"latest_receipt_info":[{"quantity":"1","product_id":"pro.monthly","transaction_id":"5000","original_transaction_id":"5000","purchase_date_ms":"\#(Day.ms(0))","expires_date_ms":"\#(Day.ms(30))","is_trial_period":"false"}]}}"#
+        try await H.run(dialect) { h in
+            let first = try h.object(try await h.request(.post, "/v1/apple/notifications/v1", json: body))
+            #expect(first["result"] as? String == "recorded")
+            let again = try h.object(try await h.request(.post, "/v1/apple/notifications/v1", json: body))
+            #expect(again["result"] as? String == "duplicate")
+            #expect(again["event_id"] as? String == first["event_id"] as? String)
+            #expect(try await h.eventCount() == 1)
+        }
+        try await H.run(dialect, environments: [.production]) { h in
+            let refused = try await h.request(.post, "/v1/apple/notifications/v1", json: body)
+            #expect(refused.status == .badRequest)
+            #expect(try h.object(refused)["code"] as? String == "environment_not_accepted")
+            h.clock.set(Day.date(10))
+            let receipt = try await h.request(.post, "/v1/apple/receipts", key: H.ingestKey, json: #"{"user_id":"u9","receipt_data":"sandbox-receipt"}"#)
+            #expect(receipt.status == .badRequest)
+            #expect(try h.object(receipt)["code"] as? String == "environment_not_accepted")
+            #expect(try await h.eventCount() == 0)
+            #expect(try await h.store.rejections(limit: 10).map(\.code) == ["environment_not_accepted"])
         }
     }
 

@@ -32,13 +32,16 @@ struct APIHarness: Sendable {
         _ dialect: StorageDialect,
         storePath: String? = nil,
         policy: LedgerConfiguration.LinkPolicy = .transfer,
+        environments: Set<AppStoreEnvironment> = [.sandbox, .production],
         _ body: @Sendable @escaping (APIHarness) async throws -> Void
     ) async throws {
         let pki = try Self.pki.get()
         let clock = ManualClock(Day.date(0))
         try await FakeVerifyReceipt.run { verifyReceiptURL in
             try await withFreshStore(dialect, now: { clock.now() }) { (fixture: StoreFixture) async throws in
-                let app = try Self.application(store: fixture.store, pki: pki, clock: clock, verifyReceiptURL: verifyReceiptURL, policy: policy)
+                let app = try Self.application(
+                    store: fixture.store, pki: pki, clock: clock, verifyReceiptURL: verifyReceiptURL, policy: policy, environments: environments
+                )
                 try await app.test(.live) { client in
                     try await body(APIHarness(client: client, pki: pki, store: fixture.store, clock: clock, fixture: fixture))
                 }
@@ -48,9 +51,10 @@ struct APIHarness: Sendable {
 
     static func application(
         store: any EventStore, pki: TestPKI, clock: ManualClock, verifyReceiptURL: String,
-        policy: LedgerConfiguration.LinkPolicy = .transfer, logger: Logger = TestDatabases.logger
+        policy: LedgerConfiguration.LinkPolicy = .transfer, environments: Set<AppStoreEnvironment> = [.sandbox, .production],
+        logger: Logger = TestDatabases.logger
     ) throws -> some ApplicationProtocol {
-        let verifier = try pki.makeVerifier(bundleId: bundleId, appAppleId: 1_234_567_890, environments: [.sandbox, .production])
+        let verifier = try pki.makeVerifier(bundleId: bundleId, appAppleId: 1_234_567_890, environments: environments)
         let receipts = VerifyReceiptClient(configuration: .init(
             productionURL: verifyReceiptURL + "/production", sandboxURL: verifyReceiptURL + "/sandbox",
             sharedSecret: "s3cret", maximumAttempts: 2, initialBackoff: .milliseconds(1), maximumBackoff: .milliseconds(2),

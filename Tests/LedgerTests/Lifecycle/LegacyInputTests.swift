@@ -123,4 +123,50 @@ struct LegacyInputTests {
             #expect(try await h.entitlement("pro", of: "alice", at: 2)?.originalTransactionId == "1000")
         }
     }
+
+    /// With several apps, a receipt is validated with the shared secret of the app `bundle_id` names,
+    /// and must be that app's; without `bundle_id` the validator's default secret goes.
+    @Test func aReceiptIsValidatedWithTheSecretOfTheAppItNames() async throws {
+        let other = "com.example.other"
+        let apps = [
+            AppStoreApp(bundleId: H.bundleId, appAppleId: 1_234_567_890, environments: [.sandbox, .production]),
+            AppStoreApp(bundleId: other, appAppleId: 987, environments: [.production]),
+        ]
+        try await H.run(sharedSecrets: [H.bundleId: "s3cret", other: "other-secret"], apps: apps) { h in
+            func response(_ bundleId: String, _ environment: LegacyEnvironment) -> VerifyReceiptResponse {
+                VerifyReceiptResponse(
+                    status: 0, environment: environment, receipt: LegacyReceipt(bundleId: bundleId, requestDate: Day.apple(1)),
+                    latestReceiptInfo: [Self.entry("2000", purchased: 0, expires: 30)]
+                )
+            }
+            h.receipts.register(response(other, .production), for: "other-app")
+            h.receipts.register(response(H.bundleId, .sandbox), for: "main-app")
+            h.receipts.register(response(other, .sandbox), for: "other-app-sandbox")
+            h.clock.set(Day.date(1))
+            let context = IngestContext(source: "test")
+
+            _ = try await h.ledger.submitReceipt(userId: "u1", receiptData: "other-app", bundleId: other, context: context)
+            #expect(h.receipts.requests.last?.sharedSecret == "other-secret")
+            _ = try await h.ledger.submitReceipt(userId: "u2", receiptData: "main-app", context: context)
+            #expect(h.receipts.requests.last?.sharedSecret == nil)
+            let recorded = try await h.store.eventCount()
+
+            let refusals: [(String, String?, LedgerError.Code)] = [
+                ("main-app", other, .bundleMismatch),               // the receipt is not the named app's
+                ("other-app-sandbox", nil, .environmentNotAccepted), // the other app takes Production only
+                ("other-app", "com.unknown.app", .unknownApp),     // refused before Apple is asked
+            ]
+            let asked = h.receipts.requests.count
+            for (receipt, bundleId, code) in refusals {
+                do {
+                    _ = try await h.ledger.submitReceipt(userId: "u3", receiptData: receipt, bundleId: bundleId, context: context)
+                    Issue.record("\(receipt) for \(bundleId ?? "no bundle id") was accepted")
+                } catch let error as LedgerError {
+                    #expect(error.code == code)
+                }
+            }
+            #expect(h.receipts.requests.count == asked + 2)
+            #expect(try await h.store.eventCount() == recorded)
+        }
+    }
 }

@@ -33,12 +33,13 @@ struct LedgerHarness: Sendable {
         dialect: StorageDialect = .sqlite,
         policy: LedgerConfiguration.LinkPolicy = .transfer,
         sharedSecrets: [String: String] = [bundleId: "s3cret"],
+        apps: [AppStoreApp] = [AppStoreApp(bundleId: bundleId, appAppleId: 1_234_567_890, environments: [.sandbox, .production])],
         _ body: @Sendable @escaping (LedgerHarness) async throws -> Void
     ) async throws {
         let logger = TestDatabases.logger
         let clock = ManualClock(Day.date(0))
         let pki = try SharedPKI.value.get()
-        let verifier = try pki.makeVerifier(bundleId: bundleId, appAppleId: 1_234_567_890, environments: [.sandbox, .production])
+        let verifier = try SignedDataVerifier(configuration: pki.verifierConfiguration(apps: apps))
         try await withFreshStore(dialect, now: { clock.now() }) { (fixture: StoreFixture) async throws in
             let receipts = FakeReceiptValidator()
             let ledger = SubscriptionLedger(
