@@ -56,7 +56,9 @@ extension SubscriptionLedger {
             records.append((link: unlink, event: unlinkEvent))
         }
         if outcome == .rejected {
-            logger.info("\(claim.source) claim refused", metadata: ["chain": "\(claim.chain)", "user": "\(claim.userId)"])
+            logger.info("\(claim.source) claim refused", metadata: [
+                "chain": "\(claim.chain)", "user": "\(claim.userId)", "request_id": "\(context.requestID ?? "-")",
+            ])
             return ClaimOutcome(records: records, owner: owner ?? claim.userId)
         }
         return ClaimOutcome(records: records, owner: claim.userId)

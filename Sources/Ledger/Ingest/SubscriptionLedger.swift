@@ -237,7 +237,9 @@ public final class SubscriptionLedger: Sendable {
         do {
             return try await factBatcher.submit(pending, run: recordBatch)
         } catch let failed as Batcher<PendingFact, IngestResult>.SharedBatchFailed {
-            logger.notice("a shared ingest transaction failed; recording its facts one by one", metadata: ["error": "\(failed.underlying)"])
+            logger.notice("a shared ingest transaction failed; recording its facts one by one", metadata: [
+                "error": "\(failed.underlying)", "request_id": "\(context.requestID ?? "-")",
+            ])
             guard let result = try await recordBatch([pending]).first else {
                 throw EventStoreError(.databaseError, "append returned no outcome")
             }

@@ -7,6 +7,7 @@ import HummingbirdTesting
 import Ledger
 import LedgerHTTP
 import Logging
+import NIOCore
 import Synchronization
 import Testing
 
@@ -36,6 +37,33 @@ struct RequestLogTests {
                 #expect(failures.count == 2)
                 #expect(failures.contains { $0.contains("request_id=trace-42") && $0.contains("code=unauthorized") && $0.contains(" info test :") })
                 #expect(failures.contains { $0.contains("request_id=\(id) ") })
+            }
+        }
+    }
+
+    /// A line the ledger writes while serving a request (a claim the `keep` policy refuses) carries
+    /// the request's id too.
+    @Test func theLedgersOwnLinesCarryTheRequestID() async throws {
+        let lines = Mutex<[String]>([])
+        let logger = Logger(label: "test", factory: { LineLogHandler(label: $0, sink: { line in lines.withLock { $0.append(line) } }) })
+        let pki = try APIHarness.pki.get()
+        try await withFreshStore(.sqlite) { fixture in
+            let app = try APIHarness.application(
+                store: fixture.store, pki: pki, clock: ManualClock(Day.date(1)), verifyReceiptURL: "http://127.0.0.1:9",
+                policy: .keep, logger: logger
+            )
+            try await app.test(.live) { client in
+                let jws = try pki.signTransaction(APIHarness.transaction("1000", purchased: 0, expires: 30))
+                for (user, id) in [("alice", "trace-alice"), ("bob", "trace-bob")] {
+                    _ = try await client.execute(
+                        uri: "/v1/apple/transactions", method: .post,
+                        headers: [.authorization: "Bearer \(APIHarness.ingestKey)", .contentType: "application/json", HTTPField.Name("X-Request-ID")!: id],
+                        body: ByteBuffer(string: #"{"user_id":"\#(user)","signed_transaction":"\#(jws)"}"#)
+                    )
+                }
+                let refused = lines.withLock { $0 }.filter { $0.contains("claim refused") }
+                #expect(refused.count == 1)
+                #expect(refused.first?.contains("request_id=trace-bob") == true)
             }
         }
     }

@@ -66,7 +66,7 @@ struct APIHarness: Sendable {
                 catalog: ProductCatalog(products: ["pro.monthly": .init(entitlements: ["pro"]), "lifetime.pro": .init(entitlements: ["pro"])]),
                 linkPolicy: policy, sharedSecrets: [bundleId: "s3cret"]
             ),
-            clock: clock, logger: TestDatabases.logger
+            clock: clock, logger: logger
         )
         let keys = [
             APIKey(name: "backend", scopes: [.read, .ingest], sha256: APIKey.hash(secret: ingestKey)),
