@@ -7,6 +7,7 @@ import HTTPTypes
 import HummingbirdTesting
 import Ledger
 import NIOCore
+import Synchronization
 import Testing
 
 /// The HTTP contract, driven over loopback against SQLite and PostgreSQL with signed inputs.
@@ -51,6 +52,44 @@ struct APIEndToEndTests {
             #expect(chain.status == .ok)
             #expect(try h.object(chain)["status"] as? String == "active")
             #expect(try await h.request(.get, "/v1/subscriptions/9999", key: H.readKey).status == .notFound)
+        }
+    }
+
+    /// The rest of the lifecycle, over HTTP: a subscription that is not renewed expires, a family
+    /// member's access ends when the purchaser's sharing is revoked, and an upgrade switches product at once.
+    @Test(arguments: TestDatabases.dialects)
+    func expiryFamilyRevokeAndUpgradeShowInTheEntitlementView(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect) { h in
+            _ = try await h.submit(user: "u1", H.transaction("1000", purchased: 0, expires: 30), at: 0)
+            #expect(try await h.pro("u1", at: 29)?["status"] as? String == "active")
+            let expired = try #require(try await h.pro("u1", at: 31))
+            #expect(expired["status"] as? String == "expired")
+            #expect(expired["active"] as? Bool == false)
+
+            _ = try await h.submit(user: "kid", H.transaction("2000", original: "2000", purchased: 0, expires: 30, family: true), at: 0)
+            let shared = try #require(try await h.pro("kid", at: 1))
+            #expect(shared["ownership"] as? String == "family_shared")
+            #expect(shared["active"] as? Bool == true)
+            let revoke = try await h.notify(.revoke, transaction: H.transaction(
+                "2000", original: "2000", purchased: 0, expires: 30, signed: 3, revoked: 3, revocationType: .familyRevoke, family: true
+            ), at: 3)
+            #expect(revoke.status == .ok)
+            let revoked = try #require(try await h.pro("kid", at: 4))
+            #expect(revoked["status"] as? String == "revoked")
+            #expect(revoked["active"] as? Bool == false)
+            #expect(revoked["revoked_at"] as? String == "2026-01-04T00:00:00.000Z")
+
+            _ = try await h.submit(user: "u3", H.transaction("3000", original: "3000", product: "basic.monthly", purchased: 5, expires: 35), at: 5)
+            let upgrade = try await h.notify(.didChangeRenewalPref, .upgrade,
+                                             transaction: H.transaction("3001", original: "3000", product: "pro.monthly", purchased: 10, expires: 40), at: 10)
+            #expect(upgrade.status == .ok)
+            let view = try h.object(try await h.request(.get, "/v1/users/u3/entitlements?at=\(Day.iso(11))", key: H.readKey))
+            let entitlements = try #require(view["entitlements"] as? [[String: Any]])
+            let pro = try #require(entitlements.first { $0["id"] as? String == "pro" })
+            #expect(pro["active"] as? Bool == true)
+            #expect(pro["product_id"] as? String == "pro.monthly")
+            #expect(entitlements.first { $0["id"] as? String == "basic" }?["active"] as? Bool == false)
+            #expect((view["subscriptions"] as? [[String: Any]])?.first?["latest_transaction_id"] as? String == "3001")
         }
     }
 
@@ -264,15 +303,15 @@ struct APIEndToEndTests {
         }
     }
 
-    @Test func restartingTheServerOnTheSameSQLiteFileKeepsEverything() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("restart-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("ledger.sqlite").path
+    /// A new server process on the same SQLite file, or the same PostgreSQL database, serves what the
+    /// previous one recorded.
+    @Test(arguments: TestDatabases.dialects)
+    func restartingTheServerKeepsEverything(_ dialect: StorageDialect) async throws {
         let pki = try APIHarness.pki.get()
         let clock = ManualClock(Day.date(0))
-        for round in 0..<2 {
-            let store = try await SQLiteEventStore.open(path: path, logger: TestDatabases.logger, now: { clock.now() })
+        let recorded = Mutex<Int?>(nil)
+        // One server's life over `store`: the first records a purchase, the next reads it back.
+        @Sendable func serve(_ store: any EventStore, round: Int) async throws {
             try await store.migrate()
             let app = try APIHarness.application(store: store, pki: pki, clock: clock, verifyReceiptURL: "http://127.0.0.1:1")
             try await app.test(.live) { client in
@@ -282,13 +321,36 @@ struct APIEndToEndTests {
                         headers: [.authorization: "Bearer \(APIHarness.ingestKey)", .contentType: "application/json"],
                         body: ByteBuffer(string: #"{"user_id":"u1","signed_transaction":"\#(jws)"}"#))
                     #expect(response.status == .ok)
+                    let count = try await store.eventCount()
+                    recorded.withLock { $0 = count }
                 } else {
                     let response = try await client.execute(uri: "/v1/users/u1/entitlements?at=\(Day.iso(1))", method: .get,
                         headers: [.authorization: "Bearer \(APIHarness.readKey)"])
                     #expect(String(buffer: response.body).contains(#""active":true"#))
+                    #expect(try await store.eventCount() == recorded.withLock { $0 })
                 }
             }
-            try await store.shutdown()
         }
+        switch dialect {
+        case .sqlite:
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("restart-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let path = directory.appendingPathComponent("ledger.sqlite").path
+            for round in 0..<2 {
+                let store = try await SQLiteEventStore.open(path: path, logger: TestDatabases.logger, now: { clock.now() })
+                try await serve(store, round: round)
+                try await store.shutdown()
+            }
+        case .postgres:
+            guard let url = TestDatabases.postgresURL else { throw PostgreSQLRequired() }
+            try await withPostgresSchema(url: url) { settings, _, _ in
+                for round in 0..<2 {
+                    let store = PostgresEventStore(settings: settings, logger: TestDatabases.logger, now: { clock.now() })
+                    try await withRunning(store) { try await serve(store, round: round) }
+                }
+            }
+        }
+        #expect(recorded.withLock { $0 } ?? 0 > 0)
     }
 }

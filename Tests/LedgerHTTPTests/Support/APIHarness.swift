@@ -63,7 +63,10 @@ struct APIHarness: Sendable {
         let ledger = SubscriptionLedger(
             store: store, verifier: verifier, receiptValidator: receipts,
             configuration: LedgerConfiguration(
-                catalog: ProductCatalog(products: ["pro.monthly": .init(entitlements: ["pro"]), "lifetime.pro": .init(entitlements: ["pro"])]),
+                catalog: ProductCatalog(products: [
+                    "pro.monthly": .init(entitlements: ["pro"]), "lifetime.pro": .init(entitlements: ["pro"]),
+                    "basic.monthly": .init(entitlements: ["basic"]),
+                ]),
                 linkPolicy: policy, sharedSecrets: [bundleId: "s3cret"]
             ),
             clock: clock, logger: logger
@@ -107,11 +110,11 @@ struct APIHarness: Sendable {
     static func transaction(_ id: String, original: String = "1000", product: String = "pro.monthly", purchased: Double, expires: Double?,
                             signed: Double? = nil, revoked: Double? = nil, revocationType: RevocationType? = nil,
                             type: TransactionType = .autoRenewableSubscription, bundleId: String = APIHarness.bundleId,
-                            environment: AppStoreEnvironment = .sandbox) -> JWSTransactionDecodedPayload {
+                            environment: AppStoreEnvironment = .sandbox, family: Bool = false) -> JWSTransactionDecodedPayload {
         JWSTransactionDecodedPayload(
             originalTransactionId: original, transactionId: id, bundleId: bundleId, productId: product,
             purchaseDate: Day.apple(purchased), originalPurchaseDate: Day.apple(purchased), expiresDate: expires.map(Day.apple),
-            quantity: 1, type: type, inAppOwnershipType: .purchased, signedDate: Day.apple(signed ?? purchased),
+            quantity: 1, type: type, inAppOwnershipType: family ? .familyShared : .purchased, signedDate: Day.apple(signed ?? purchased),
             revocationReason: revoked == nil ? nil : .other, revocationDate: revoked.map(Day.apple), environment: environment,
             revocationType: revocationType
         )
