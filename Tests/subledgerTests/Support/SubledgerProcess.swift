@@ -15,8 +15,9 @@ final class SubledgerProcess: Sendable {
     private let output = LockedData()
     private let errors = LockedData()
 
-    /// Starts `subledger <arguments>` in `directory` with `environment` added to a clean one.
-    init(_ arguments: [String], in directory: URL, environment: [String: String] = [:]) throws {
+    /// Starts `subledger <arguments>` in `directory` with `environment` added to a clean one, and
+    /// `input` (when given) on its standard input.
+    init(_ arguments: [String], in directory: URL, environment: [String: String] = [:], input: String? = nil) throws {
         let process = Process()
         process.executableURL = Self.executable
         process.arguments = arguments
@@ -37,7 +38,13 @@ final class SubledgerProcess: Sendable {
             let data = handle.availableData
             errors.append(data)
         }
+        let stdin = input.map { _ in Pipe() }
+        if let stdin { process.standardInput = stdin }
         try process.run()
+        if let stdin, let input {
+            stdin.fileHandleForWriting.write(Data(input.utf8))
+            try stdin.fileHandleForWriting.close()
+        }
     }
 
     var standardOutput: String { output.text }
@@ -78,8 +85,10 @@ final class SubledgerProcess: Sendable {
     }
 
     /// Runs a short command to completion.
-    static func run(_ arguments: [String], in directory: URL, environment: [String: String] = [:]) async throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = try SubledgerProcess(arguments, in: directory, environment: environment)
+    static func run(
+        _ arguments: [String], in directory: URL, environment: [String: String] = [:], input: String? = nil
+    ) async throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = try SubledgerProcess(arguments, in: directory, environment: environment, input: input)
         let status = try await process.waitForExit()
         return (status, process.standardOutput, process.standardError)
     }

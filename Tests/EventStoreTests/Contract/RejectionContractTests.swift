@@ -1,0 +1,46 @@
+import EventStore
+import EventStoreTesting
+import Foundation
+import PostgresNIO
+import SQLiteNIO
+import Testing
+
+/// Refused webhook bodies are kept for operators, newest first, in a table that stays bounded.
+@Suite("Event store contract: rejections")
+struct RejectionContractTests {
+    @Test(arguments: TestDatabases.dialects)
+    func rejectionsAreKeptNewestFirstAndTrimmedToTheLimit(_ dialect: StorageDialect) async throws {
+        try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
+            // The table is filled to the limit directly (through the store it took half a minute),
+            // then a hundred more go through the store, which must trim the oldest.
+            try await Self.seed(rejectionLimit, into: fixture)
+            for index in 0..<100 {
+                try await fixture.store.recordRejection(source: "POST /hook", code: "invalid_signature", detail: "new-\(index)", body: Data("{}".utf8))
+            }
+            let kept = try await fixture.store.rejections(limit: rejectionLimit + 100)
+            #expect(kept.count == rejectionLimit)
+            #expect(kept.first?.detail == "new-99")
+            #expect(kept.last?.detail == "seed-100")
+            #expect(try await fixture.store.rejections(limit: 2).map(\.detail) == ["new-99", "new-98"])
+        }
+    }
+
+    /// Inserts `count` rejections with details `seed-0`... in one statement.
+    static func seed(_ count: Int, into fixture: StoreFixture) async throws {
+        switch fixture.dialect {
+        case .postgres:
+            let raw = try #require(fixture.rawPostgres)
+            _ = try await raw.query(PostgresQuery(unsafeSQL: """
+                INSERT INTO \(fixture.location).rejections (source, code, detail, body)
+                SELECT 'seed', 'seed', 'seed-' || g, '{}' FROM generate_series(0, \(count - 1)) g
+                """), logger: TestDatabases.logger)
+        case .sqlite:
+            let connection = try await SQLiteConnection.open(storage: .file(path: fixture.location))
+            _ = try await connection.query("""
+                WITH RECURSIVE g(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM g WHERE n < \(count - 1))
+                INSERT INTO rejections (received_at, source, code, detail, body) SELECT 0, 'seed', 'seed', 'seed-' || n, '{}' FROM g
+                """)
+            try await connection.close()
+        }
+    }
+}
