@@ -162,6 +162,7 @@ let package = Package(
             name: "LedgerHTTPTests",
             dependencies: [
                 "LedgerHTTP", "Ledger", "EventStore", "EventStoreTesting", "AppStore", "AppStoreTesting",
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

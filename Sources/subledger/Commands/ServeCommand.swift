@@ -63,7 +63,10 @@ struct ServeCommand: AsyncParsableCommand {
             logger.notice("no API keys configured (auth.keys): authenticated endpoints answer 401; see subledger keys generate")
         }
         var app = LedgerApplication.make(
-            settings: .init(host: configuration.httpHost, port: configuration.httpPort),
+            settings: .init(
+                host: configuration.httpHost, port: configuration.httpPort,
+                idleTimeout: .seconds(configuration.httpIdleTimeoutSeconds)
+            ),
             store: store,
             ledger: ledger,
             keys: configuration.apiKeys,

@@ -8,6 +8,8 @@ import Logging
 struct SubledgerConfiguration: Sendable, Equatable {
     var httpHost = "127.0.0.1"
     var httpPort = 8080
+    /// Seconds a connection may stay silent before it is closed (slow or stalled clients).
+    var httpIdleTimeoutSeconds = 30
     var database = DatabaseURL.default
     var migrateOnStart = true
     var logLevel = Logger.Level.info
@@ -39,6 +41,7 @@ struct SubledgerConfiguration: Sendable, Equatable {
     init(values: [String: String]) throws {
         if let host = values["http.host"] { httpHost = host }
         if let port = values["http.port"] { httpPort = Int(port) ?? httpPort }
+        if let idle = values["http.idle_timeout_seconds"] { httpIdleTimeoutSeconds = Int(idle) ?? httpIdleTimeoutSeconds }
         if let url = values["database.url"] {
             do {
                 database = try DatabaseURL(url)

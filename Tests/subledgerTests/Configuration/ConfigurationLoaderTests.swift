@@ -46,11 +46,19 @@ struct ConfigurationLoaderTests {
         #expect(overridden.migrateOnStart)
     }
 
+    @Test func theIdleTimeoutDefaultsTo30SecondsAndIsSetByFileOrEnvironment() throws {
+        #expect(try ConfigurationLoader(environment: [:]).load(yaml: "").httpIdleTimeoutSeconds == 30)
+        #expect(try ConfigurationLoader(environment: [:]).load(yaml: "http: { idle_timeout_seconds: 5 }").httpIdleTimeoutSeconds == 5)
+        let overridden = try ConfigurationLoader(environment: ["SUBLEDGER_HTTP_IDLE_TIMEOUT_SECONDS": "7"]).load(yaml: "http: { idle_timeout_seconds: 5 }")
+        #expect(overridden.httpIdleTimeoutSeconds == 7)
+    }
+
     @Test(arguments: [
         ("http: { prot: 8080 }", "http.prot"),
         ("htp: { port: 8080 }", "htp.port"),
         ("http: { port: eighty }", "http.port"),
         ("http: { port: 70000 }", "http.port"),
+        ("http: { idle_timeout_seconds: 0 }", "http.idle_timeout_seconds"),
         ("database: { url: 'mysql://x' }", "database.url"),
         ("database: { migrate_on_start: sometimes }", "database.migrate_on_start"),
         ("log: { level: loud }", "log.level"),
