@@ -265,6 +265,12 @@ public final class SignedDataVerifier: Sendable {
         }
     }
 
+    /// The configured app with `bundleId`, the one signed payloads are checked against; callers that
+    /// take Apple's unsigned legacy inputs apply the same app and environment rules with it.
+    public func app(bundleId: String) -> AppStoreApp? {
+        appsByBundleId[bundleId]
+    }
+
     private func app(forBundleId bundleId: String?, kind: String) throws -> AppStoreApp {
         guard let bundleId, let app = appsByBundleId[bundleId] else {
             throw AppStoreError(.unknownApp, "\(kind) bundle id \(bundleId ?? "(missing)") is not a configured app")

@@ -92,8 +92,7 @@ public final class SubscriptionLedger: Sendable {
             throw LedgerError(.invalidPassword, "the notification's password does not match the shared secret of \(bundleId)")
         }
         let stated = notification.environment ?? notification.unifiedReceipt?.environment
-        try acceptApp(bundleId, environment: stated, of: "V1 notification")
-        let environment = Normalizer.environment(stated)
+        let environment = try acceptedEnvironment(stated, bundleId: bundleId, of: "V1 notification")
         let received = Self.milliseconds(now)
         let entries = notification.unifiedReceipt?.latestReceiptInfo ?? []
         let transactions = entries.compactMap {
@@ -168,7 +167,7 @@ public final class SubscriptionLedger: Sendable {
         guard let validator = receiptValidator else {
             throw LedgerError(.receiptValidationUnavailable, "no verifyReceipt client is configured")
         }
-        if let requested, app(requested) == nil {
+        if let requested, verifier.app(bundleId: requested) == nil {
             throw LedgerError(.unknownApp, "bundle id \(requested) is not a configured app")
         }
         let now = clock.now()
@@ -182,8 +181,7 @@ public final class SubscriptionLedger: Sendable {
         if let requested, let bundleId, bundleId != requested {
             throw LedgerError(.bundleMismatch, "the receipt is for \(bundleId), not \(requested)")
         }
-        try acceptApp(bundleId, environment: response.environment, of: "receipt")
-        let environment = Normalizer.environment(response.environment)
+        let environment = try acceptedEnvironment(response.environment, bundleId: bundleId, of: "receipt")
         let asserted = response.receipt?.requestDate?.millisecondsSince1970 ?? Self.milliseconds(now)
         let entries = response.latestReceiptInfo ?? response.receipt?.inApp ?? []
         let transactions = entries.compactMap {
@@ -362,22 +360,18 @@ public final class SubscriptionLedger: Sendable {
         return claims.sorted { $0.key < $1.key }.map { LinkClaim(chain: $0.key, userId: $0.value, source: "app_account_token") }
     }
 
-    /// The configured app with `bundleId`, if any.
-    func app(_ bundleId: String) -> AppStoreApp? {
-        verifier.configuration.apps.first { $0.bundleId == bundleId }
-    }
-
-    /// Refuses a legacy input (a V1 notification, a receipt) whose app is not configured or does not
-    /// accept the environment it states (`PROD` and `Production` are Production, and so is none, as
-    /// `Normalizer` records it), as the verifier refuses signed inputs.
-    func acceptApp(_ bundleId: String?, environment stated: LegacyEnvironment?, of kind: String) throws {
-        guard let bundleId, let app = app(bundleId) else {
+    /// The environment a legacy input (a V1 notification, a receipt) states, as `Normalizer` records
+    /// it; refuses the input when its app is not configured or does not accept that environment, as
+    /// the verifier refuses signed inputs. So what is checked is what the fact will say.
+    func acceptedEnvironment(_ stated: LegacyEnvironment?, bundleId: String?, of kind: String) throws -> String {
+        guard let bundleId, let app = verifier.app(bundleId: bundleId) else {
             throw LedgerError(.unknownApp, "\(kind) bundle id \(bundleId ?? "(missing)") is not a configured app")
         }
-        let environment = stated?.appStoreEnvironment ?? .production
-        guard app.accepts(environment) else {
+        let environment = Normalizer.environment(stated)
+        guard app.accepts(AppStoreEnvironment(rawValue: environment)) else {
             throw LedgerError(.environmentNotAccepted, "\(kind) environment \(environment) is not accepted for \(bundleId)")
         }
+        return environment
     }
 
     /// A submission whose claim `keep` refused answers `link_conflict`; the fact and the refused link

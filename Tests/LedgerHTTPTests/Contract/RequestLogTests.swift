@@ -13,58 +13,58 @@ import Testing
 
 /// The request id reaches the response and the log lines of the request, written by `LineLogHandler`.
 struct RequestLogTests {
-    @Test func aRequestsLogLineCarriesItsRequestIDOfferedOrGenerated() async throws {
-        let lines = Mutex<[String]>([])
-        let logger = Logger(label: "test", factory: { LineLogHandler(label: $0, sink: { line in lines.withLock { $0.append(line) } }) })
-        let pki = try APIHarness.pki.get()
-        try await withFreshStore(.sqlite) { fixture in
-            let app = try APIHarness.application(
-                store: fixture.store, pki: pki, clock: ManualClock(Day.date(0)), verifyReceiptURL: "http://127.0.0.1:9", logger: logger
-            )
-            try await app.test(.live) { client in
-                let offered = try await client.execute(
-                    uri: "/v1/users/u1/entitlements", method: .get,
-                    headers: [.authorization: "Bearer wrong", HTTPField.Name("X-Request-ID")!: "trace-42"]
-                )
-                #expect(offered.status == .unauthorized)
-                #expect(offered.headers[HTTPField.Name("X-Request-ID")!] == "trace-42")
-
-                let generated = try await client.execute(uri: "/v1/users/u2/entitlements", method: .get, headers: [.authorization: "Bearer wrong"])
-                let id = try #require(generated.headers[HTTPField.Name("X-Request-ID")!])
-                #expect(id.count >= 16 && id != "trace-42")
-
-                let failures = lines.withLock { $0 }.filter { $0.contains("request failed") }
-                #expect(failures.count == 2)
-                #expect(failures.contains { $0.contains("request_id=trace-42") && $0.contains("code=unauthorized") && $0.contains(" info test :") })
-                #expect(failures.contains { $0.contains("request_id=\(id) ") })
-            }
-        }
-    }
-
-    /// A line the ledger writes while serving a request (a claim the `keep` policy refuses) carries
-    /// the request's id too.
-    @Test func theLedgersOwnLinesCarryTheRequestID() async throws {
+    /// Runs `body` against a live server on a fresh SQLite store; `lines()` returns the log lines written so far.
+    static func withLoggedServer(
+        policy: LedgerConfiguration.LinkPolicy = .transfer,
+        _ body: @Sendable @escaping (any TestClientProtocol, TestPKI, @Sendable () -> [String]) async throws -> Void
+    ) async throws {
         let lines = Mutex<[String]>([])
         let logger = Logger(label: "test", factory: { LineLogHandler(label: $0, sink: { line in lines.withLock { $0.append(line) } }) })
         let pki = try APIHarness.pki.get()
         try await withFreshStore(.sqlite) { fixture in
             let app = try APIHarness.application(
                 store: fixture.store, pki: pki, clock: ManualClock(Day.date(1)), verifyReceiptURL: "http://127.0.0.1:9",
-                policy: .keep, logger: logger
+                policy: policy, logger: logger
             )
-            try await app.test(.live) { client in
-                let jws = try pki.signTransaction(APIHarness.transaction("1000", purchased: 0, expires: 30))
-                for (user, id) in [("alice", "trace-alice"), ("bob", "trace-bob")] {
-                    _ = try await client.execute(
-                        uri: "/v1/apple/transactions", method: .post,
-                        headers: [.authorization: "Bearer \(APIHarness.ingestKey)", .contentType: "application/json", HTTPField.Name("X-Request-ID")!: id],
-                        body: ByteBuffer(string: #"{"user_id":"\#(user)","signed_transaction":"\#(jws)"}"#)
-                    )
-                }
-                let refused = lines.withLock { $0 }.filter { $0.contains("claim refused") }
-                #expect(refused.count == 1)
-                #expect(refused.first?.contains("request_id=trace-bob") == true)
+            try await app.test(.live) { client in try await body(client, pki, { lines.withLock { $0 } }) }
+        }
+    }
+
+    @Test func aRequestsLogLineCarriesItsRequestIDOfferedOrGenerated() async throws {
+        try await Self.withLoggedServer { client, _, lines in
+            let offered = try await client.execute(
+                uri: "/v1/users/u1/entitlements", method: .get,
+                headers: [.authorization: "Bearer wrong", HTTPField.Name("X-Request-ID")!: "trace-42"]
+            )
+            #expect(offered.status == .unauthorized)
+            #expect(offered.headers[HTTPField.Name("X-Request-ID")!] == "trace-42")
+
+            let generated = try await client.execute(uri: "/v1/users/u2/entitlements", method: .get, headers: [.authorization: "Bearer wrong"])
+            let id = try #require(generated.headers[HTTPField.Name("X-Request-ID")!])
+            #expect(id.count >= 16 && id != "trace-42")
+
+            let failures = lines().filter { $0.contains("request failed") }
+            #expect(failures.count == 2)
+            #expect(failures.contains { $0.contains("request_id=trace-42") && $0.contains("code=unauthorized") && $0.contains(" info test :") })
+            #expect(failures.contains { $0.contains("request_id=\(id) ") })
+        }
+    }
+
+    /// A line the ledger writes while serving a request (a claim the `keep` policy refuses) carries
+    /// the request's id too.
+    @Test func theLedgersOwnLinesCarryTheRequestID() async throws {
+        try await Self.withLoggedServer(policy: .keep) { client, pki, lines in
+            let jws = try pki.signTransaction(APIHarness.transaction("1000", purchased: 0, expires: 30))
+            for (user, id) in [("alice", "trace-alice"), ("bob", "trace-bob")] {
+                _ = try await client.execute(
+                    uri: "/v1/apple/transactions", method: .post,
+                    headers: [.authorization: "Bearer \(APIHarness.ingestKey)", .contentType: "application/json", HTTPField.Name("X-Request-ID")!: id],
+                    body: ByteBuffer(string: #"{"user_id":"\#(user)","signed_transaction":"\#(jws)"}"#)
+                )
             }
+            let refused = lines().filter { $0.contains("claim refused") }
+            #expect(refused.count == 1)
+            #expect(refused.first?.contains("request_id=trace-bob") == true)
         }
     }
 
