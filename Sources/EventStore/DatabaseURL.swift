@@ -62,6 +62,8 @@ public struct PostgresSettings: Sendable, Hashable, CustomStringConvertible {
     public var poolSize: Int
     /// How many batched entitlement reads may run at once; reads arriving meanwhile join the next batch.
     public var readBatchesInFlight: Int
+    /// How long a request waits for a pooled connection before it fails as unavailable (503).
+    public var acquireTimeout: Duration
     /// Schema search path for every connection; tests use it to isolate one schema per test.
     public var searchPath: String?
 
@@ -79,6 +81,7 @@ public struct PostgresSettings: Sendable, Hashable, CustomStringConvertible {
         self.tls = .disable
         self.poolSize = 10
         self.readBatchesInFlight = 1
+        self.acquireTimeout = .seconds(5)
         self.searchPath = nil
         for item in components.queryItems ?? [] {
             let value = item.value ?? ""
@@ -98,12 +101,17 @@ public struct PostgresSettings: Sendable, Hashable, CustomStringConvertible {
                     throw EventStoreError(.invalidDatabaseURL, "read_batches must be a number from 1 to 200 (got \(value))")
                 }
                 self.readBatchesInFlight = batches
+            case "acquire_timeout":
+                guard let seconds = Int(value), (1...600).contains(seconds) else {
+                    throw EventStoreError(.invalidDatabaseURL, "acquire_timeout must be a number of seconds from 1 to 600 (got \(value))")
+                }
+                self.acquireTimeout = .seconds(seconds)
             case "search_path":
                 self.searchPath = value
             default:
                 throw EventStoreError(
                     .invalidDatabaseURL,
-                    "unknown PostgreSQL URL option \(item.name); known: sslmode, pool_size, read_batches, search_path"
+                    "unknown PostgreSQL URL option \(item.name); known: sslmode, pool_size, read_batches, acquire_timeout, search_path"
                 )
             }
         }

@@ -19,6 +19,8 @@ public final class PostgresEventStore: EventStore {
     private let heads = StreamHeadCache()
 
     let client: PostgresClient
+    /// The pool with a deadline on waiting for a connection; every statement goes through it.
+    let connections: ConnectionLeaser
     public let batchExecutor: (any TaskExecutor)?
     let logger: Logger
     private let now: @Sendable () -> Date
@@ -64,11 +66,13 @@ public final class PostgresEventStore: EventStore {
         let executor = Self.connectionExecutor
         let client = PostgresClient(configuration: configuration, eventLoopGroup: executor.eventLoop, backgroundLogger: logger)
         self.client = client
+        let connections = ConnectionLeaser(client: client, acquireTimeout: settings.acquireTimeout)
+        self.connections = connections
         self.batchExecutor = executor
         self.relatedReads = ReadBatcher(
             maxBatchesInFlight: settings.readBatchesInFlight, maxBatchSize: 256, executor: executor
         ) { reads in
-            try await Self.readRelated(reads, client: client, logger: logger)
+            try await Self.readRelated(reads, connections: connections, logger: logger)
         }
         self.logger = logger
         self.now = now
@@ -103,7 +107,7 @@ public final class PostgresEventStore: EventStore {
     public func migrate() async throws -> [AppliedMigration] {
         let shipped = try MigrationCatalog.migrations(for: .postgres)
         return try await withStorageErrors {
-            try await client.withConnection { connection in
+            try await connections.withConnection { connection in
                 _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.createMigrationsTable), logger: logger)
                 var appliedNow: [AppliedMigration] = []
                 try await connection.withTransaction(logger: logger) { connection in
@@ -158,7 +162,7 @@ public final class PostgresEventStore: EventStore {
         for attempt in 1... {
             let optimistic = attempt == 1
             do {
-                let outcome = try await client.withConnection { connection in
+                let outcome = try await connections.withConnection { connection in
                     try await self.attemptAppend(
                         connection, stream: stream, prepared: prepared, keys: keys,
                         expected: expectedVersion, recordedAt: recordedAt, optimistic: optimistic
@@ -210,7 +214,7 @@ public final class PostgresEventStore: EventStore {
         for attempt in 1... {
             let appended = Mutex(false)
             do {
-                let result = try await client.withTransaction(logger: logger) { connection in
+                let result = try await connections.withTransaction(logger: logger) { connection in
                     try await body(self.projectionTransaction(connection) { result in appended.withLock { $0 = $0 || !result.isDuplicate } })
                 }
                 if appended.withLock({ $0 }) {
@@ -538,10 +542,10 @@ public final class PostgresEventStore: EventStore {
         binds.append(String(cursor.transaction))
         binds.append(cursor.position)
         binds.append(Int64(max(limit, 0)))
-        return try await withStorageErrors {
+        return try await leased { connection in
             var events: [FoldableEvent] = []
             events.reserveCapacity(max(limit, 0))
-            for try await row in try await client.query(PostgresQuery(unsafeSQL: PostgresSQL.readAllForFolding, binds: binds), logger: logger) {
+            for try await row in try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.readAllForFolding, binds: binds), logger: logger) {
                 var (position, transaction, eventID, type, schema, data, recordedAt) =
                     try row.decode((Int64, Int64, UUID, String, Int32, ByteBuffer, ByteBuffer).self)
                 // Binary timestamptz: microseconds since 2000-01-01, read exactly (no Double detour).
@@ -561,8 +565,8 @@ public final class PostgresEventStore: EventStore {
     public func streamVersion(_ stream: String) async throws -> Int64 {
         var binds = PostgresBindings()
         binds.append(stream)
-        return try await withStorageErrors {
-            for try await version in try await client.query(
+        return try await leased { connection in
+            for try await version in try await connection.query(
                 PostgresQuery(unsafeSQL: PostgresSQL.streamVersion, binds: binds), logger: logger
             ).decode(Int64.self) {
                 return version
@@ -572,9 +576,9 @@ public final class PostgresEventStore: EventStore {
     }
 
     private func events(_ query: PostgresQuery) async throws -> [RecordedEvent] {
-        try await withStorageErrors {
+        try await leased { connection in
             var events: [RecordedEvent] = []
-            for try await row in try await client.query(query, logger: logger) {
+            for try await row in try await connection.query(query, logger: logger) {
                 events.append(try Self.decodeEvent(row))
             }
             return events
@@ -606,8 +610,8 @@ public final class PostgresEventStore: EventStore {
     public func checkpoint(_ name: String) async throws -> EventCursor? {
         var binds = PostgresBindings()
         binds.append(name)
-        return try await withStorageErrors {
-            for try await text in try await client.query(
+        return try await leased { connection in
+            for try await text in try await connection.query(
                 PostgresQuery(unsafeSQL: PostgresSQL.checkpoint, binds: binds), logger: logger
             ).decode(String.self) {
                 return EventCursor(text)
@@ -623,7 +627,7 @@ public final class PostgresEventStore: EventStore {
         _ writes: InlineProjection
     ) async throws {
         try await withStorageErrors {
-            try await client.withTransaction(logger: logger) { connection in
+            try await connections.withTransaction(logger: logger) { connection in
                 var binds = PostgresBindings()
                 binds.append(name)
                 binds.append(next.description)
@@ -651,7 +655,7 @@ public final class PostgresEventStore: EventStore {
 
     public func document(model: String, key: String) async throws -> Data? {
         try await withStorageErrors {
-            try await client.withConnection { connection in
+            try await connections.withConnection { connection in
                 try await PostgresProjectionTransaction(connection: connection, logger: logger).document(model: model, key: key)
             }
         }
@@ -667,37 +671,39 @@ public final class PostgresEventStore: EventStore {
     /// One statement per kind of read in the batch (in practice one: users and their chains).
     private static func readRelated(
         _ reads: [RelatedDocumentRead],
-        client: PostgresClient,
+        connections: ConnectionLeaser,
         logger: Logger
     ) async throws -> [RelatedDocumentRead: DocumentWithRelated] {
         var answers: [RelatedDocumentRead: DocumentWithRelated] = [:]
         let kinds = Dictionary(grouping: reads) { RelatedDocumentRead(model: $0.model, key: "", relatedModel: $0.relatedModel, path: $0.path) }
-        for (kind, reads) in kinds {
-            let statement = ReadDocumentsWithRelatedStatement(
-                model: kind.model, keys: reads.map(\.key), path: kind.path, relatedModel: kind.relatedModel
-            )
-            var documents: [String: Data] = [:]
-            var related: [String: [ProjectionDocument]] = [:]
-            for try await row in try await client.execute(statement, logger: logger) {
-                if row.part == 0 {
-                    documents[row.key] = row.data
-                } else if let data = row.data {
-                    related[row.owner, default: []].append(ProjectionDocument(model: kind.relatedModel, key: row.key, data: data))
+        try await connections.withConnection { connection in
+            for (kind, reads) in kinds {
+                let statement = ReadDocumentsWithRelatedStatement(
+                    model: kind.model, keys: reads.map(\.key), path: kind.path, relatedModel: kind.relatedModel
+                )
+                var documents: [String: Data] = [:]
+                var related: [String: [ProjectionDocument]] = [:]
+                for try await row in try await connection.execute(statement, logger: logger) {
+                    if row.part == 0 {
+                        documents[row.key] = row.data
+                    } else if let data = row.data {
+                        related[row.owner, default: []].append(ProjectionDocument(model: kind.relatedModel, key: row.key, data: data))
+                    }
                 }
-            }
-            for read in reads {
-                guard let data = documents[read.key] else { continue }
-                let named = (related[read.key] ?? []).sorted { $0.key < $1.key }
-                answers[read] = DocumentWithRelated(data: data, related: named)
+                for read in reads {
+                    guard let data = documents[read.key] else { continue }
+                    let named = (related[read.key] ?? []).sorted { $0.key < $1.key }
+                    answers[read] = DocumentWithRelated(data: data, related: named)
+                }
             }
         }
         return answers
     }
 
     public func projectionDocuments() async throws -> [ProjectionDocument] {
-        try await withStorageErrors {
+        try await leased { connection in
             var documents: [ProjectionDocument] = []
-            for try await (model, key, data) in try await client.query(
+            for try await (model, key, data) in try await connection.query(
                 PostgresQuery(unsafeSQL: PostgresSQL.allDocuments), logger: logger
             ).decode((String, String, String).self) {
                 documents.append(ProjectionDocument(model: model, key: key, data: Data(data.utf8)))
@@ -708,19 +714,19 @@ public final class PostgresEventStore: EventStore {
 
     public func replaceProjections(with documents: [ProjectionDocument]) async throws {
         try await withStorageErrors {
-            try await client.withConnection { connection in
+            try await connections.withConnection { connection in
                 _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.dropRebuild), logger: logger)
                 _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.createRebuild), logger: logger)
             }
             // The new table is nobody else's until the swap: fill it over a few connections at once,
             // so PostgreSQL compresses and indexes on every core.
             let batches = stride(from: 0, to: documents.count, by: 2000).map { documents[$0..<min($0 + 2000, documents.count)] }
-            let connections = min(Self.rebuildConnections, max(1, batches.count))
+            let workers = min(Self.rebuildConnections, max(1, batches.count))
             try await withThrowingDiscardingTaskGroup { group in
-                for first in 0..<connections {
+                for first in 0..<workers {
                     group.addTask {
-                        try await self.client.withConnection { connection in
-                            for index in stride(from: first, to: batches.count, by: connections) {
+                        try await self.connections.withConnection { connection in
+                            for index in stride(from: first, to: batches.count, by: workers) {
                                 let batch = batches[index]
                                 var binds = PostgresBindings()
                                 binds.append(batch.map(\.model))
@@ -732,7 +738,7 @@ public final class PostgresEventStore: EventStore {
                     }
                 }
             }
-            try await client.withConnection { connection in
+            try await connections.withConnection { connection in
                 try await connection.withTransaction(logger: logger) { connection in
                     for statement in PostgresSQL.swapRebuild {
                         _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
@@ -743,8 +749,8 @@ public final class PostgresEventStore: EventStore {
     }
 
     public func eventCount() async throws -> Int {
-        try await withStorageErrors {
-            for try await count in try await client.query(PostgresQuery(unsafeSQL: PostgresSQL.eventCount), logger: logger).decode(Int64.self) {
+        try await leased { connection in
+            for try await count in try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.eventCount), logger: logger).decode(Int64.self) {
                 return Int(count)
             }
             return 0
@@ -757,13 +763,16 @@ public final class PostgresEventStore: EventStore {
         binds.append(code)
         binds.append(detail)
         binds.append(String(decoding: body.prefix(1 << 20), as: UTF8.self))
-        try await withStorageErrors {
-            for try await id in try await client.query(PostgresQuery(unsafeSQL: PostgresSQL.insertRejection, binds: binds), logger: logger).decode(Int64.self)
-            where id > Int64(rejectionLimit) && id % 100 == 0 {
-                // Trimming every hundredth insert keeps the table bounded without a delete per request.
+        try await leased { connection in
+            var inserted: Int64 = 0
+            for try await id in try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.insertRejection, binds: binds), logger: logger).decode(Int64.self) {
+                inserted = id
+            }
+            // Trimming every hundredth insert keeps the table bounded without a delete per request.
+            if inserted > Int64(rejectionLimit) && inserted % 100 == 0 {
                 var trim = PostgresBindings()
-                trim.append(id - Int64(rejectionLimit))
-                _ = try await client.query(PostgresQuery(unsafeSQL: PostgresSQL.trimRejections, binds: trim), logger: logger)
+                trim.append(inserted - Int64(rejectionLimit))
+                _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.trimRejections, binds: trim), logger: logger)
             }
         }
     }
@@ -771,9 +780,9 @@ public final class PostgresEventStore: EventStore {
     public func rejections(limit: Int) async throws -> [Rejection] {
         var binds = PostgresBindings()
         binds.append(Int64(limit))
-        return try await withStorageErrors {
+        return try await leased { connection in
             var rejections: [Rejection] = []
-            for try await (micros, source, code, detail, body) in try await client.query(
+            for try await (micros, source, code, detail, body) in try await connection.query(
                 PostgresQuery(unsafeSQL: PostgresSQL.recentRejections, binds: binds), logger: logger
             ).decode((Int64, String, String, String, String).self) {
                 rejections.append(Rejection(receivedAt: Timestamp.date(micros: micros), source: source, code: code, detail: detail, body: body))
@@ -793,9 +802,9 @@ public final class PostgresEventStore: EventStore {
             binds.append(after.0)
             binds.append(after.1)
             binds.append(Int64(1000))
-            let page = try await withStorageErrors {
+            let page = try await leased { connection in
                 var rows: [ChainRow] = []
-                for try await row in try await client.query(PostgresQuery(unsafeSQL: PostgresSQL.chainPage, binds: binds), logger: logger) {
+                for try await row in try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.chainPage, binds: binds), logger: logger) {
                     let event = try Self.decodeEvent(row)
                     let columns = row.makeRandomAccess()
                     let headVersion = try columns[12].decode(Int64.self)
@@ -812,9 +821,14 @@ public final class PostgresEventStore: EventStore {
     }
 
     public func ping() async throws {
-        try await withStorageErrors {
-            _ = try await client.query("SELECT 1", logger: logger)
+        try await leased { connection in
+            _ = try await connection.query("SELECT 1", logger: logger)
         }
+    }
+
+    /// Runs `body` on a leased connection (see `ConnectionLeaser`), with postgres-nio failures mapped.
+    func leased<T>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        try await withStorageErrors { try await connections.withConnection(body) }
     }
 
     /// Maps postgres-nio failures onto the store's typed errors.

@@ -67,7 +67,7 @@ struct EventStoreUnitTests {
 
     @Test func databaseURLsParseBothDialectsAndNameWhatIsWrong() throws {
         #expect(try DatabaseURL("sqlite:data/ledger.sqlite") == .sqlite(path: "data/ledger.sqlite"))
-        guard case .postgres(let settings) = try DatabaseURL("postgres://app:s%40cret@db.local:6432/ledger?pool_size=4&sslmode=require&read_batches=3") else {
+        guard case .postgres(let settings) = try DatabaseURL("postgres://app:s%40cret@db.local:6432/ledger?pool_size=4&sslmode=require&read_batches=3&acquire_timeout=12") else {
             Issue.record("not parsed as postgres")
             return
         }
@@ -78,9 +78,12 @@ struct EventStoreUnitTests {
         #expect(settings.database == "ledger")
         #expect(settings.poolSize == 4)
         #expect(settings.readBatchesInFlight == 3)
+        #expect(settings.acquireTimeout == .seconds(12))
+        #expect(try PostgresSettings(url: "postgres://h/db").acquireTimeout == .seconds(5))
         #expect(settings.tls == .require)
         #expect(!settings.description.contains("cret"))
-        for bad in ["mysql://x", "sqlite:", "postgres://h/db?pool_size=0", "postgres://h/db?colour=blue", "postgres://h/db?sslmode=maybe", "postgres://h/db?read_batches=0"] {
+        for bad in ["mysql://x", "sqlite:", "postgres://h/db?pool_size=0", "postgres://h/db?colour=blue", "postgres://h/db?sslmode=maybe", "postgres://h/db?read_batches=0",
+                    "postgres://h/db?acquire_timeout=0", "postgres://h/db?acquire_timeout=1.5"] {
             #expect(throws: EventStoreError.self, "\(bad)") { try DatabaseURL(bad) }
         }
     }

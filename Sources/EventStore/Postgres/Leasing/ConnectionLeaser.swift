@@ -1,0 +1,63 @@
+import Logging
+import PostgresNIO
+
+/// Leases pooled connections, but waits at most `acquireTimeout` for one.
+///
+/// postgres-nio queues a request for as long as it cannot open a connection (a minute before its
+/// circuit breaker opens), so with PostgreSQL down a request would hang instead of failing. Here the
+/// wait has a deadline and ends in `storageUnavailable` (503, so Apple retries). Only the wait is
+/// bounded: once leased, the caller's work runs to its end, so a batch shared by many requests is
+/// never cut off midway.
+struct ConnectionLeaser: Sendable {
+    let client: PostgresClient
+    let acquireTimeout: Duration
+
+    /// Runs `body` with a leased connection, in the caller's task.
+    func withConnection<T>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            let handoff = LeaseHandoff<PostgresConnection>()
+            group.addTask { [client] in
+                do {
+                    try await client.withConnection { connection in
+                        // Refused when the deadline already passed: the connection goes straight back.
+                        guard handoff.deliver(connection) else { return }
+                        await handoff.waitForRelease()
+                    }
+                } catch let error as PSQLError {
+                    handoff.fail(error)
+                } catch {
+                    // The pool's own errors, such as its circuit breaker opening after a minute of
+                    // failed connection attempts: nothing leased, so the database is unavailable.
+                    handoff.fail(EventStoreError(.storageUnavailable, "no PostgreSQL connection: \(error)"))
+                }
+            }
+            group.addTask { [acquireTimeout] in
+                // Cancelled (and so ended early) as soon as the connection arrives.
+                try? await Task.sleep(for: acquireTimeout)
+                handoff.fail(EventStoreError(
+                    .storageUnavailable,
+                    "no PostgreSQL connection within \(acquireTimeout) (acquire_timeout): the database is down, unreachable or overloaded"
+                ))
+            }
+            let connection: PostgresConnection
+            do {
+                connection = try await handoff.connection()
+            } catch {
+                group.cancelAll()
+                if Task.isCancelled { throw CancellationError() }
+                throw error
+            }
+            // Ends the deadline's sleep; the leasing task ignores this and waits for `release`.
+            group.cancelAll()
+            defer { handoff.release() }
+            return try await body(connection)
+        }
+    }
+
+    /// Runs `body` in a transaction on a leased connection.
+    func withTransaction<T>(logger: Logger, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+        try await withConnection { connection in
+            try await connection.withTransaction(logger: logger) { connection in try await body(connection) }
+        }
+    }
+}

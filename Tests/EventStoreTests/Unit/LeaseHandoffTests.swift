@@ -1,0 +1,61 @@
+@testable import EventStore
+import Testing
+
+/// The hand-over between the task that waits in the pool and the task that uses the connection,
+/// in every order the two sides and the deadline can arrive.
+struct LeaseHandoffTests {
+    struct Deadline: Error, Equatable {}
+
+    @Test func aConnectionDeliveredBeforeTheUserAsksIsKeptForIt() async throws {
+        let handoff = LeaseHandoff<Int>()
+        #expect(handoff.deliver(7))
+        #expect(try await handoff.connection() == 7)
+    }
+
+    @Test func aUserWaitingIsResumedByTheDelivery() async throws {
+        let handoff = LeaseHandoff<Int>()
+        async let connection = handoff.connection()
+        // Deliver only once the user waits (a delivery first is the case above).
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(handoff.deliver(8))
+        #expect(try await connection == 8)
+    }
+
+    @Test func aConnectionArrivingAfterTheDeadlineIsRefused() async throws {
+        let handoff = LeaseHandoff<Int>()
+        handoff.fail(Deadline())
+        #expect(!handoff.deliver(9))
+        await #expect(throws: Deadline.self) { try await handoff.connection() }
+    }
+
+    @Test func theDeadlineAfterADeliveryChangesNothing() async throws {
+        let handoff = LeaseHandoff<Int>()
+        #expect(handoff.deliver(10))
+        handoff.fail(Deadline())
+        #expect(try await handoff.connection() == 10)
+    }
+
+    @Test func aWaitingUserGetsTheDeadlineError() async throws {
+        let handoff = LeaseHandoff<Int>()
+        async let failure: (any Error)? = {
+            do { _ = try await handoff.connection() } catch { return error }
+            return nil
+        }()
+        try await Task.sleep(for: .milliseconds(50))
+        handoff.fail(Deadline())
+        #expect(!handoff.deliver(11))
+        #expect(await failure is Deadline)
+    }
+
+    @Test func theLeaseIsHeldUntilReleasedInEitherOrder() async {
+        let early = LeaseHandoff<Int>()
+        early.release()
+        await early.waitForRelease()
+
+        let late = LeaseHandoff<Int>()
+        async let released: Void = late.waitForRelease()
+        try? await Task.sleep(for: .milliseconds(50))
+        late.release()
+        await released
+    }
+}

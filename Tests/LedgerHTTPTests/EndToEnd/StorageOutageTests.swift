@@ -1,0 +1,91 @@
+import AppStore
+import AppStoreTesting
+import EventStore
+import EventStoreTesting
+import Foundation
+import HummingbirdTesting
+import Ledger
+import Testing
+
+/// With PostgreSQL away, from the start or after connections exist, requests answer 503
+/// `storage_unavailable` within the acquire timeout instead of hanging (so Apple retries), nothing
+/// is recorded, and the same server serves again once the database is back.
+struct StorageOutageTests {
+    private typealias H = APIHarness
+
+    @Test(.enabled(if: TestDatabases.dialects.contains(.postgres)))
+    func requestsAnswer503WhilePostgreSQLIsAwayAndRecoverWhenItReturns() async throws {
+        let pki = try H.pki.get()
+        try await withFreshStore(.postgres) { fixture in
+            guard let url = TestDatabases.postgresURL else { throw PostgreSQLRequired() }
+            let direct = try PostgresSettings(url: url)
+            try await TCPRelay.run(to: direct.host, port: direct.port, up: false) { relay in
+                var settings = direct
+                settings.host = "127.0.0.1"
+                settings.port = relay.port
+                settings.searchPath = fixture.location
+                settings.acquireTimeout = .seconds(1)
+                let clock = ManualClock(Day.date(0))
+                let store = PostgresEventStore(settings: settings, logger: TestDatabases.logger, now: { clock.now() })
+                try await withRunning(store) {
+                    let app = try H.application(store: store, pki: pki, clock: clock, verifyReceiptURL: "http://127.0.0.1:1")
+                    try await app.test(.live) { client in
+                        // Counts go through `fixture.store`, which reaches PostgreSQL directly.
+                        let h = H(client: client, pki: pki, store: fixture.store, clock: clock, fixture: fixture)
+                        let bought = H.transaction("1000", purchased: 0, expires: 30)
+                        let renewed = H.transaction("1001", purchased: 30, expires: 60)
+
+                        // Away from the start: nothing was ever connected.
+                        try await Self.expectUnavailable(h) { try await h.notify(.subscribed, transaction: bought, at: 0) }
+                        try await Self.expectUnavailable(h) { try await h.request(.get, "/v1/subscriptions/1000", key: H.readKey) }
+                        try await Self.expectUnavailable(h) { try await h.request(.get, "/ready") }
+                        #expect(try await h.request(.get, "/health").status == .ok)
+                        #expect(try await h.eventCount() == 0)
+
+                        relay.setUp(true)
+                        try await Self.eventuallyRecorded(h) { try await h.notify(.subscribed, transaction: bought, at: 0) }
+                        #expect(try await h.eventCount() == 1)
+                        #expect(try await h.request(.get, "/ready").status == .ok)
+
+                        // Away again, with the pool's connections open: they are dropped under it.
+                        relay.setUp(false)
+                        try await Self.expectUnavailable(h) { try await h.notify(.didRenew, transaction: renewed, at: 30) }
+                        try await Self.expectUnavailable(h) { try await h.request(.get, "/v1/subscriptions/1000", key: H.readKey) }
+                        #expect(try await h.eventCount() == 1)
+
+                        relay.setUp(true)
+                        try await Self.eventuallyRecorded(h) { try await h.notify(.didRenew, transaction: renewed, at: 30) }
+                        #expect(try await h.eventCount() == 2)
+                        let chain = try h.object(try await h.request(.get, "/v1/subscriptions/1000?at=\(Day.iso(45))", key: H.readKey))
+                        #expect(chain["latest_transaction_id"] as? String == "1001")
+                        #expect(chain["status"] as? String == "active")
+                    }
+                }
+            }
+        }
+    }
+
+    /// The request is answered 503 `storage_unavailable` well before a client would give up:
+    /// the acquire timeout is 1 s here.
+    private static func expectUnavailable(_ h: H, _ send: () async throws -> TestResponse) async throws {
+        let start = ContinuousClock.now
+        let response = try await send()
+        let waited = ContinuousClock.now - start
+        #expect(response.status == .serviceUnavailable)
+        #expect(try h.object(response)["code"] as? String == "storage_unavailable")
+        #expect(waited < .seconds(5), "answered after \(waited)")
+    }
+
+    /// Sends until the database answers again (the pool reconnects after a back-off), then expects
+    /// the notification to be recorded, not a duplicate of a half-done earlier attempt.
+    private static func eventuallyRecorded(_ h: H, _ send: () async throws -> TestResponse) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        var response = try await send()
+        while response.status == .serviceUnavailable && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(200))
+            response = try await send()
+        }
+        #expect(response.status == .ok)
+        #expect(try h.object(response)["result"] as? String == "recorded")
+    }
+}
