@@ -118,6 +118,7 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Test support shared by the test targets: fresh SQLite files and PostgreSQL schemas per test.

@@ -1,4 +1,5 @@
 import AppStore
+import Logging
 import Synchronization
 
 /// An in-memory ``ReceiptValidating`` returning canned verifyReceipt responses.
@@ -46,7 +47,9 @@ public final class FakeReceiptValidator: ReceiptValidating {
     }
 
     /// Returns (or throws) what was registered for `receiptData`.
-    public func verifyReceipt(_ receiptData: String, excludeOldTransactions: Bool, sharedSecret: String?) async throws -> VerifyReceiptResponse {
+    public func verifyReceipt(
+        _ receiptData: String, excludeOldTransactions: Bool, sharedSecret: String?, logger: Logger?
+    ) async throws -> VerifyReceiptResponse {
         let result = state.withLock { state in
             state.requests.append(Request(receiptData: receiptData, excludeOldTransactions: excludeOldTransactions, sharedSecret: sharedSecret))
             return state.responses[receiptData] ?? fallback

@@ -1,3 +1,5 @@
+import Logging
+
 /// Validates a legacy app receipt with Apple (the deprecated `verifyReceipt` endpoint).
 ///
 /// The seam the domain depends on: production uses ``VerifyReceiptClient``; tests use a fake
@@ -8,12 +10,19 @@ public protocol ReceiptValidating: Sendable {
     ///   so the caller decides what an invalid receipt means; transport trouble throws `apple_unavailable`.
     /// - Parameter sharedSecret: The app's shared secret (`password`); nil sends the validator's own
     ///   default. A deployment serving several apps passes the secret of the app the receipt is for.
-    func verifyReceipt(_ receiptData: String, excludeOldTransactions: Bool, sharedSecret: String?) async throws -> VerifyReceiptResponse
+    /// - Parameter logger: Where this call's lines go (retries, redirects), so they carry the
+    ///   caller's metadata such as a request id; nil uses the validator's own logger.
+    func verifyReceipt(_ receiptData: String, excludeOldTransactions: Bool, sharedSecret: String?, logger: Logger?) async throws -> VerifyReceiptResponse
 }
 
 extension ReceiptValidating {
     /// Validates with the validator's default shared secret.
     public func verifyReceipt(_ receiptData: String, excludeOldTransactions: Bool) async throws -> VerifyReceiptResponse {
-        try await verifyReceipt(receiptData, excludeOldTransactions: excludeOldTransactions, sharedSecret: nil)
+        try await verifyReceipt(receiptData, excludeOldTransactions: excludeOldTransactions, sharedSecret: nil, logger: nil)
+    }
+
+    /// Validates with `sharedSecret`, logging to the validator's own logger.
+    public func verifyReceipt(_ receiptData: String, excludeOldTransactions: Bool, sharedSecret: String?) async throws -> VerifyReceiptResponse {
+        try await verifyReceipt(receiptData, excludeOldTransactions: excludeOldTransactions, sharedSecret: sharedSecret, logger: nil)
     }
 }

@@ -25,8 +25,11 @@ public struct VerifyReceiptClient: ReceiptValidating {
     }
 
     /// Verifies `receiptData` (base64) with `sharedSecret`, or the configured one when nil, see
-    /// ``ReceiptValidating/verifyReceipt(_:excludeOldTransactions:sharedSecret:)``.
-    public func verifyReceipt(_ receiptData: String, excludeOldTransactions: Bool, sharedSecret: String?) async throws -> VerifyReceiptResponse {
+    /// ``ReceiptValidating/verifyReceipt(_:excludeOldTransactions:sharedSecret:logger:)``.
+    public func verifyReceipt(
+        _ receiptData: String, excludeOldTransactions: Bool, sharedSecret: String?, logger: Logger?
+    ) async throws -> VerifyReceiptResponse {
+        let logger = logger ?? self.logger
         let request = VerifyReceiptRequest(
             receiptData: receiptData,
             password: sharedSecret ?? configuration.sharedSecret,
@@ -42,7 +45,7 @@ public struct VerifyReceiptClient: ReceiptValidating {
         var url = configuration.productionURL
         var redirected = false
         while true {
-            let response = try await postWithRetries(body, to: url)
+            let response = try await postWithRetries(body, to: url, logger: logger)
             let status = response.status ?? -1
             if !redirected, status == VerifyReceiptStatus.sandboxReceiptSentToProduction, url == configuration.productionURL {
                 logger.debug("verifyReceipt: sandbox receipt, retrying against sandbox")
@@ -60,14 +63,14 @@ public struct VerifyReceiptClient: ReceiptValidating {
     }
 
     /// Posts until a non-transient answer, or throws `apple_unavailable` once the attempts are spent.
-    private func postWithRetries(_ body: Data, to url: String) async throws -> VerifyReceiptResponse {
+    private func postWithRetries(_ body: Data, to url: String, logger: Logger) async throws -> VerifyReceiptResponse {
         let attempts = max(1, configuration.maximumAttempts)
         var lastProblem = "no attempt made"
         for attempt in 1...attempts {
             if attempt > 1 {
                 try await Task.sleep(for: configuration.backoff(beforeRetry: attempt - 1))
             }
-            switch try await post(body, to: url) {
+            switch try await post(body, to: url, logger: logger) {
             case .answer(let response):
                 return response
             case .transient(let problem):
@@ -87,7 +90,7 @@ public struct VerifyReceiptClient: ReceiptValidating {
     }
 
     /// One HTTP exchange, classified.
-    private func post(_ body: Data, to url: String) async throws -> Outcome {
+    private func post(_ body: Data, to url: String, logger: Logger) async throws -> Outcome {
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")

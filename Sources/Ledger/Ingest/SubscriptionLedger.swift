@@ -171,8 +171,11 @@ public final class SubscriptionLedger: Sendable {
             throw LedgerError(.unknownApp, "bundle id \(requested) is not a configured app")
         }
         let now = clock.now()
+        var requestLogger = logger
+        requestLogger[metadataKey: "request_id"] = "\(context.requestID ?? "-")"
         let response = try await validator.verifyReceipt(
-            receiptData, excludeOldTransactions: false, sharedSecret: requested.flatMap { configuration.sharedSecrets[$0] }
+            receiptData, excludeOldTransactions: false, sharedSecret: requested.flatMap { configuration.sharedSecrets[$0] },
+            logger: requestLogger
         )
         guard response.status == 0 else {
             throw LedgerError(.invalidReceipt, "verifyReceipt answered status \(response.status.map(String.init) ?? "(none)")")

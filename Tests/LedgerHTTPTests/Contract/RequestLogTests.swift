@@ -16,6 +16,7 @@ struct RequestLogTests {
     /// Runs `body` against a live server on a fresh SQLite store; `lines()` returns the log lines written so far.
     static func withLoggedServer(
         policy: LedgerConfiguration.LinkPolicy = .transfer,
+        verifyReceiptURL: String = "http://127.0.0.1:9",
         _ body: @Sendable @escaping (any TestClientProtocol, TestPKI, @Sendable () -> [String]) async throws -> Void
     ) async throws {
         let lines = Mutex<[String]>([])
@@ -23,7 +24,7 @@ struct RequestLogTests {
         let pki = try APIHarness.pki.get()
         try await withFreshStore(.sqlite) { fixture in
             let app = try APIHarness.application(
-                store: fixture.store, pki: pki, clock: ManualClock(Day.date(1)), verifyReceiptURL: "http://127.0.0.1:9",
+                store: fixture.store, pki: pki, clock: ManualClock(Day.date(1)), verifyReceiptURL: verifyReceiptURL,
                 policy: policy, logger: logger
             )
             try await app.test(.live) { client in try await body(client, pki, { lines.withLock { $0 } }) }
@@ -65,6 +66,24 @@ struct RequestLogTests {
             let refused = lines().filter { $0.contains("claim refused") }
             #expect(refused.count == 1)
             #expect(refused.first?.contains("request_id=trace-bob") == true)
+        }
+    }
+
+    /// verifyReceipt's retry warnings are written for the request that caused them: Apple's fake
+    /// answers this receipt with the transient status 21005 both times, so the answer is 502.
+    @Test func verifyReceiptRetriesCarryTheRequestID() async throws {
+        try await FakeVerifyReceipt.run { url in
+            try await Self.withLoggedServer(verifyReceiptURL: url) { client, _, lines in
+                let response = try await client.execute(
+                    uri: "/v1/apple/receipts", method: .post,
+                    headers: [.authorization: "Bearer \(APIHarness.ingestKey)", .contentType: "application/json", HTTPField.Name("X-Request-ID")!: "trace-receipt"],
+                    body: ByteBuffer(string: #"{"user_id":"u1","receipt_data":"flaky-receipt"}"#)
+                )
+                #expect(response.status == .badGateway)
+                let retries = lines().filter { $0.contains("verifyReceipt transient failure") }
+                #expect(retries.count == 2)
+                #expect(retries.allSatisfy { $0.contains("request_id=trace-receipt") })
+            }
         }
     }
 
