@@ -46,6 +46,21 @@ struct ServeProcessTests {
         }
     }
 
+    /// With PostgreSQL unreachable at start, `serve` says so and exits after `acquire_timeout`
+    /// (1 s here) instead of waiting in the connection pool; a supervisor can restart it.
+    @Test func serveExitsNamingTheCauseWhenPostgreSQLCannotBeReached() async throws {
+        try await withTemporaryDirectory { directory in
+            let start = ContinuousClock.now
+            let result = try await SubledgerProcess.run(["serve"], in: directory, environment: [
+                "SUBLEDGER_HTTP_PORT": "0", "SUBLEDGER_DATABASE_URL": "postgres://subledger@127.0.0.1:1/none?acquire_timeout=1",
+            ])
+            #expect(result.status != 0)
+            #expect(result.stderr.contains("storage_unavailable"))
+            #expect(result.stderr.contains("acquire_timeout"))
+            #expect(ContinuousClock.now - start < .seconds(20))
+        }
+    }
+
     @Test func migrateThenAuditVerifyPassesAndFailsAfterTampering() async throws {
         try await withTemporaryDirectory { directory in
             let migrate = try await SubledgerProcess.run(["migrate"], in: directory)
