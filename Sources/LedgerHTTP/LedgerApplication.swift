@@ -13,12 +13,15 @@ public enum LedgerApplication {
         public var port: Int
         /// How long a connection may stay idle (a slow client) before it is closed.
         public var idleTimeout: Duration
+        /// How long a connection has to deliver its next whole request (a client trickling bytes).
+        public var requestTimeout: Duration
 
         /// Creates listen settings.
-        public init(host: String, port: Int, idleTimeout: Duration = .seconds(30)) {
+        public init(host: String, port: Int, idleTimeout: Duration = .seconds(30), requestTimeout: Duration = .seconds(60)) {
             self.host = host
             self.port = port
             self.idleTimeout = idleTimeout
+            self.requestTimeout = requestTimeout
         }
     }
 
@@ -58,12 +61,20 @@ public enum LedgerApplication {
     ) -> Application<RouterResponder<LedgerRequestContext>> {
         Application(
             router: router(store: store, ledger: ledger, keys: keys, clock: clock, metrics: metrics),
-            server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(settings.idleTimeout.components.seconds) * 1_000_000_000))),
+            server: .http1(configuration: .init(
+                additionalChannelHandlers: [RequestDeadlineHandler(timeout: Self.timeAmount(settings.requestTimeout), logger: logger)],
+                idleTimeout: Self.timeAmount(settings.idleTimeout)
+            )),
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "subledger"),
             onServerRunning: { channel in
                 await onServerRunning?(channel.localAddress?.port ?? settings.port)
             },
             logger: logger
         )
+    }
+
+    private static func timeAmount(_ duration: Duration) -> TimeAmount {
+        let (seconds, attoseconds) = duration.components
+        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 }

@@ -65,7 +65,8 @@ struct ServeCommand: AsyncParsableCommand {
         var app = LedgerApplication.make(
             settings: .init(
                 host: configuration.httpHost, port: configuration.httpPort,
-                idleTimeout: .seconds(configuration.httpIdleTimeoutSeconds)
+                idleTimeout: .seconds(configuration.httpIdleTimeoutSeconds),
+                requestTimeout: .seconds(configuration.httpRequestTimeoutSeconds)
             ),
             store: store,
             ledger: ledger,

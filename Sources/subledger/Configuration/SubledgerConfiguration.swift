@@ -10,6 +10,8 @@ struct SubledgerConfiguration: Sendable, Equatable {
     var httpPort = 8080
     /// Seconds a connection may stay silent before it is closed (slow or stalled clients).
     var httpIdleTimeoutSeconds = 30
+    /// Seconds a connection has to deliver its next whole request (clients trickling bytes).
+    var httpRequestTimeoutSeconds = 60
     var database = DatabaseURL.default
     var migrateOnStart = true
     var logLevel = Logger.Level.info
@@ -42,6 +44,7 @@ struct SubledgerConfiguration: Sendable, Equatable {
         if let host = values["http.host"] { httpHost = host }
         if let port = values["http.port"] { httpPort = Int(port) ?? httpPort }
         if let idle = values["http.idle_timeout_seconds"] { httpIdleTimeoutSeconds = Int(idle) ?? httpIdleTimeoutSeconds }
+        if let request = values["http.request_timeout_seconds"] { httpRequestTimeoutSeconds = Int(request) ?? httpRequestTimeoutSeconds }
         if let url = values["database.url"] {
             do {
                 database = try DatabaseURL(url)

@@ -6,35 +6,96 @@ import NIOCore
 import NIOPosix
 import Testing
 
-/// A client that stops sending in the middle of a request loses its connection after the idle
-/// timeout, so slow clients cannot hold connections open; nothing of its half request is recorded.
+/// Slow clients cannot hold connections: one that stops sending is closed after the idle timeout,
+/// one that trickles bytes after the request timeout; nothing of their half requests is recorded.
+/// A client that sends whole requests keeps its connection however long it stays.
 struct SlowClientTests {
+    private static let partialHead =
+        "POST /v1/apple/notifications/v2 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"signed"
+
     @Test func aClientThatStopsMidRequestIsDisconnectedAfterTheIdleTimeout() async throws {
+        try await Self.withServer(idleTimeout: .seconds(1), requestTimeout: .seconds(60)) { channel, eventCount in
+            // Headers and the start of a 100-byte body, then silence.
+            try await channel.writeAndFlush(ByteBuffer(string: Self.partialHead)).get()
+            let start = ContinuousClock.now
+            #expect(try await Self.closes(channel, within: .seconds(15)), "the server kept a silent connection open for 15 s")
+            #expect(ContinuousClock.now - start >= .milliseconds(900))
+            #expect(try await eventCount() == 0)
+        }
+    }
+
+    /// A byte every 300 ms: the body's bytes each reach the idle timeout's clock as a part, so only
+    /// the request timeout ends them; the head's do not, and the idle timeout is set long here.
+    @Test(arguments: [("the head", 0), ("the body", partialHead.utf8.count)])
+    func aClientThatTricklesBytesIsDisconnectedAfterTheRequestTimeout(trickling: String, sentAtOnce: Int) async throws {
+        try await Self.withServer(idleTimeout: .seconds(30), requestTimeout: .seconds(2)) { channel, eventCount in
+            let request = Array((Self.partialHead + String(repeating: "x", count: 92)).utf8)
+            let start = ContinuousClock.now
+            let closed = try await withThrowingTaskGroup(of: Void.self, returning: Bool.self) { group in
+                group.addTask {
+                    if sentAtOnce > 0 { try await channel.writeAndFlush(ByteBuffer(bytes: request[..<sentAtOnce])).get() }
+                    for byte in request[sentAtOnce...] {
+                        try await Task.sleep(for: .milliseconds(300))
+                        try await channel.writeAndFlush(ByteBuffer(bytes: [byte])).get()
+                    }
+                }
+                // The writer's error once the server closes the connection is expected and discarded.
+                defer { group.cancelAll() }
+                return try await Self.closes(channel, within: .seconds(15))
+            }
+            #expect(closed, "the server kept a connection trickling \(trickling) open for 15 s")
+            let took = ContinuousClock.now - start
+            #expect(took >= .milliseconds(1900) && took < .seconds(10), "closed after \(took)")
+            #expect(try await eventCount() == 0)
+        }
+    }
+
+    @Test func aKeepAliveClientSendingWholeRequestsOutlivesTheRequestTimeout() async throws {
+        try await Self.withServer(idleTimeout: .seconds(2), requestTimeout: .seconds(1)) { channel, _ in
+            let answers = AnswerCounter()
+            try await channel.pipeline.addHandler(answers).get()
+            // Four requests 600 ms apart: 2.4 s on one connection, more than twice the request timeout.
+            for _ in 0..<4 {
+                try await channel.writeAndFlush(ByteBuffer(string: "GET /health HTTP/1.1\r\nHost: x\r\n\r\n")).get()
+                try await Task.sleep(for: .milliseconds(600))
+            }
+            #expect(channel.isActive)
+            #expect(answers.count.withLock { $0 } == 4)
+            try? await channel.close()
+        }
+    }
+
+    /// A live server on a fresh SQLite store and a raw connection to it.
+    private static func withServer(
+        idleTimeout: Duration, requestTimeout: Duration,
+        _ body: @Sendable @escaping (any Channel, @Sendable () async throws -> Int) async throws -> Void
+    ) async throws {
         let pki = try APIHarness.pki.get()
         try await withFreshStore(.sqlite) { fixture in
             let app = try APIHarness.application(
                 store: fixture.store, pki: pki, clock: ManualClock(Day.date(0)), verifyReceiptURL: "http://127.0.0.1:9",
-                idleTimeout: .seconds(1)
+                idleTimeout: idleTimeout, requestTimeout: requestTimeout
             )
             try await app.test(.live) { client in
                 let port = try #require(client.port)
                 let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                     .connect(host: "127.0.0.1", port: port).get()
-                // Headers and the start of a 100-byte body, then silence.
-                let partial = "POST /v1/apple/notifications/v2 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"signed"
-                try await channel.writeAndFlush(ByteBuffer(string: partial)).get()
-                let start = ContinuousClock.now
-                let closed = try await withThrowingTaskGroup(of: Bool.self) { group in
-                    group.addTask { try await channel.closeFuture.get(); return true }
-                    group.addTask { try await Task.sleep(for: .seconds(15)); return false }
-                    defer { group.cancelAll() }
-                    return try await group.next() ?? false
-                }
-                if !closed { try? await channel.close() }
-                #expect(closed, "the server kept a silent connection open for 15 s")
-                #expect(ContinuousClock.now - start >= .milliseconds(900))
-                #expect(try await fixture.store.eventCount() == 0)
+                try await body(channel, { try await fixture.store.eventCount() })
+                try? await channel.close()
             }
+        }
+    }
+
+    /// Whether the server closes `channel` within `limit`; if not, the test closes it then.
+    private static func closes(_ channel: any Channel, within limit: Duration) async throws -> Bool {
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask { try await channel.closeFuture.get(); return true }
+            group.addTask { try await Task.sleep(for: limit); return false }
+            // Waiting on `closeFuture` is not cancellable: closing ends it.
+            defer { group.cancelAll() }
+            let closed = try await group.next() ?? false
+            if !closed { try? await channel.close() }
+            return closed
         }
     }
 }

@@ -53,12 +53,20 @@ struct ConfigurationLoaderTests {
         #expect(overridden.httpIdleTimeoutSeconds == 7)
     }
 
+    @Test func theRequestTimeoutDefaultsTo60SecondsAndIsSetByFileOrEnvironment() throws {
+        #expect(try ConfigurationLoader(environment: [:]).load(yaml: "").httpRequestTimeoutSeconds == 60)
+        #expect(try ConfigurationLoader(environment: [:]).load(yaml: "http: { request_timeout_seconds: 5 }").httpRequestTimeoutSeconds == 5)
+        let overridden = try ConfigurationLoader(environment: ["SUBLEDGER_HTTP_REQUEST_TIMEOUT_SECONDS": "9"]).load(yaml: "http: { request_timeout_seconds: 5 }")
+        #expect(overridden.httpRequestTimeoutSeconds == 9)
+    }
+
     @Test(arguments: [
         ("http: { prot: 8080 }", "http.prot"),
         ("htp: { port: 8080 }", "htp.port"),
         ("http: { port: eighty }", "http.port"),
         ("http: { port: 70000 }", "http.port"),
         ("http: { idle_timeout_seconds: 0 }", "http.idle_timeout_seconds"),
+        ("http: { request_timeout_seconds: 3601 }", "http.request_timeout_seconds"),
         ("database: { url: 'mysql://x' }", "database.url"),
         ("database: { migrate_on_start: sometimes }", "database.migrate_on_start"),
         ("log: { level: loud }", "log.level"),

@@ -1,0 +1,82 @@
+import Logging
+import NIOCore
+import NIOHTTPTypes
+
+/// Closes a connection whose next request has not been read in full within `timeout` of the
+/// connection being free for it (opened, or the previous response sent).
+///
+/// The idle timeout closes a client that goes silent; this closes one that sends a byte now and
+/// then (slowloris), which the idle timeout never sees. The clock stops while a request is being
+/// answered, so a long answer such as the NDJSON feed is never cut off.
+final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private let timeout: TimeAmount
+    private let logger: Logger
+    private var deadline: Scheduled<Void>?
+    /// Requests read to their end, and responses written to theirs: the clock runs while they are equal.
+    private var requestsRead = 0
+    private var responsesSent = 0
+
+    init(timeout: TimeAmount, logger: Logger) {
+        self.timeout = timeout
+        self.logger = logger
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { start(context) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        stop()
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        start(context)
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        stop()
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .end = unwrapInboundIn(data) {
+            requestsRead += 1
+            // Answered already (a 413 sent early): the connection is free for the next request.
+            if requestsRead > responsesSent { stop() } else { start(context) }
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data) {
+            responsesSent += 1
+            // Also after an early answer (a 413 before its body ends): the rest must come in time too.
+            if responsesSent >= requestsRead { start(context) }
+        }
+        context.write(data, promise: promise)
+    }
+
+    private func start(_ context: ChannelHandlerContext) {
+        stop()
+        let channel = context.channel
+        let (timeout, logger) = (timeout, logger)
+        deadline = context.eventLoop.scheduleTask(in: timeout) {
+            logger.info(
+                "closing a connection whose request was not read within the request timeout",
+                metadata: ["timeout_seconds": "\(timeout.nanoseconds / 1_000_000_000)", "remote": "\(channel.remoteAddress.map { "\($0)" } ?? "-")"]
+            )
+            channel.close(promise: nil)
+        }
+    }
+
+    private func stop() {
+        deadline?.cancel()
+        deadline = nil
+    }
+}
