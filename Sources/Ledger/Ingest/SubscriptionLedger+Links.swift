@@ -56,8 +56,8 @@ extension SubscriptionLedger {
             records.append((link: unlink, event: unlinkEvent))
         }
         if outcome == .rejected {
-            logger.info("\(claim.source) claim refused", metadata: [
-                "chain": "\(claim.chain)", "user": "\(claim.userId)", "request_id": "\(context.requestID ?? "-")",
+            logger(for: context).info("\(claim.source) claim refused", metadata: [
+                "chain": "\(claim.chain)", "user": "\(claim.userId)",
             ])
             return ClaimOutcome(records: records, owner: owner ?? claim.userId)
         }

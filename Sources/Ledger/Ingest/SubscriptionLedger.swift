@@ -171,11 +171,9 @@ public final class SubscriptionLedger: Sendable {
             throw LedgerError(.unknownApp, "bundle id \(requested) is not a configured app")
         }
         let now = clock.now()
-        var requestLogger = logger
-        requestLogger[metadataKey: "request_id"] = "\(context.requestID ?? "-")"
         let response = try await validator.verifyReceipt(
             receiptData, excludeOldTransactions: false, sharedSecret: requested.flatMap { configuration.sharedSecrets[$0] },
-            logger: requestLogger
+            logger: logger(for: context)
         )
         guard response.status == 0 else {
             throw LedgerError(.invalidReceipt, "verifyReceipt answered status \(response.status.map(String.init) ?? "(none)")")
@@ -238,8 +236,8 @@ public final class SubscriptionLedger: Sendable {
         do {
             return try await factBatcher.submit(pending, run: recordBatch)
         } catch let failed as Batcher<PendingFact, IngestResult>.SharedBatchFailed {
-            logger.notice("a shared ingest transaction failed; recording its facts one by one", metadata: [
-                "error": "\(failed.underlying)", "request_id": "\(context.requestID ?? "-")",
+            logger(for: context).notice("a shared ingest transaction failed; recording its facts one by one", metadata: [
+                "error": "\(failed.underlying)",
             ])
             guard let result = try await recordBatch([pending]).first else {
                 throw EventStoreError(.databaseError, "append returned no outcome")
