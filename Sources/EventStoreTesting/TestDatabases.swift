@@ -132,7 +132,8 @@ public func withPostgresSchema(
     }
 }
 
-/// Keeps a store's background work running around `body`.
+/// Keeps a store's background work running around `body`, and returns what `body` returns.
+@discardableResult
 public func withRunning<T: Sendable>(_ store: any EventStore, _ body: @Sendable () async throws -> T) async throws -> T {
     try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { try await store.run() }
