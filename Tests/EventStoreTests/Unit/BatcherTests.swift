@@ -28,6 +28,25 @@ struct BatcherTests {
         }
     }
 
+    /// Two runs that log each batch with their tag ("A[0]"); the first batch waits for `opener`.
+    final class TaggedRuns: Sendable {
+        let log = Mutex<[String]>([])
+        let gate: AsyncStream<Void>
+        let opener: AsyncStream<Void>.Continuation
+
+        init() { (gate, opener) = AsyncStream.makeStream() }
+
+        func a(_ items: [Int]) async -> [String] { await run("A", items) }
+        func b(_ items: [Int]) async -> [String] { await run("B", items) }
+
+        private func run(_ tag: String, _ items: [Int]) async -> [String] {
+            if log.withLock({ $0.append("\(tag)\(items)"); return $0.count == 1 }) {
+                for await _ in gate { break }
+            }
+            return items.map { "out\($0)" }
+        }
+    }
+
     static func capture(_ body: () async throws -> String) async -> Result<String, any Error> {
         do { return .success(try await body()) } catch { return .failure(error) }
     }
@@ -63,6 +82,29 @@ struct BatcherTests {
         }
         #expect(run.batches.withLock { $0.map { Set($0) } } == [[0], [1, 2, -3]])
         await #expect(throws: Failed.self) { try await batcher.submit(-4, run: run.run) }
+    }
+
+    /// With `followOnBatches: 1` the submitter that led a batch runs the next one too, with its own
+    /// `run`, and only then hands over; without, the next batch is led by a waiter, with the waiter's.
+    @Test(arguments: [(1, ["A[0]", "A[1, 2]", "B[3, 4]"]), (0, ["A[0]", "B[1, 2]", "B[3, 4]"])])
+    func aLeaderRunsItsFollowOnBatchesBeforeHandingOver(followOnBatches: Int, expected: [String]) async throws {
+        let batcher = Batcher<Int, String>(maxBatchesInFlight: 1, maxBatchSize: 2, followOnBatches: followOnBatches)
+        let runs = TaggedRuns()
+        try await withThrowingTaskGroup(of: (Int, String).self) { group in
+            group.addTask { (0, try await batcher.submit(0, run: runs.a)) }
+            for _ in 0..<1_000 where runs.log.withLock({ $0.isEmpty }) {
+                try await Task.sleep(for: .milliseconds(1))
+            }
+            for item in 1...4 {
+                group.addTask { (item, try await batcher.submit(item, run: runs.b)) }
+                try await Self.waitUntil(batcher, waiting: item)
+            }
+            runs.opener.yield()
+            var answers: [Int: String] = [:]
+            for try await (item, answer) in group { answers[item] = answer }
+            #expect(answers == [0: "out0", 1: "out1", 2: "out2", 3: "out3", 4: "out4"])
+        }
+        #expect(runs.log.withLock { $0 } == expected)
     }
 
     /// A batch prefers the batcher's executor: it starts on the executor's event loop and comes back
