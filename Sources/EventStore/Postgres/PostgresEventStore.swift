@@ -106,32 +106,30 @@ public final class PostgresEventStore: EventStore {
     @discardableResult
     public func migrate() async throws -> [AppliedMigration] {
         let shipped = try MigrationCatalog.migrations(for: .postgres)
-        return try await withStorageErrors {
-            try await connections.withConnection { connection in
-                _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.createMigrationsTable), logger: logger)
-                var appliedNow: [AppliedMigration] = []
-                try await connection.withTransaction(logger: logger) { connection in
-                    _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.migrationLock), logger: logger)
-                    var applied: [AppliedMigration] = []
-                    let rows = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.appliedMigrations), logger: logger)
-                    for try await (version, name, checksum) in rows.decode((Int32, String, String).self) {
-                        applied.append(AppliedMigration(version: Int(version), name: name, checksum: checksum))
-                    }
-                    for migration in try MigrationCatalog.pending(shipped: shipped, applied: applied) {
-                        for statement in SQLScriptSplitter.statements(in: migration.sql) {
-                            _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-                        }
-                        var binds = PostgresBindings()
-                        binds.append(Int32(migration.version))
-                        binds.append(migration.name)
-                        binds.append(migration.checksum)
-                        _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.recordMigration, binds: binds), logger: logger)
-                        appliedNow.append(AppliedMigration(version: migration.version, name: migration.name, checksum: migration.checksum))
-                        logger.info("applied migration", metadata: ["migration": "\(migration.name)"])
-                    }
+        return try await leased { connection in
+            _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.createMigrationsTable), logger: logger)
+            var appliedNow: [AppliedMigration] = []
+            try await connection.withTransaction(logger: logger) { connection in
+                _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.migrationLock), logger: logger)
+                var applied: [AppliedMigration] = []
+                let rows = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.appliedMigrations), logger: logger)
+                for try await (version, name, checksum) in rows.decode((Int32, String, String).self) {
+                    applied.append(AppliedMigration(version: Int(version), name: name, checksum: checksum))
                 }
-                return appliedNow
+                for migration in try MigrationCatalog.pending(shipped: shipped, applied: applied) {
+                    for statement in SQLScriptSplitter.statements(in: migration.sql) {
+                        _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    }
+                    var binds = PostgresBindings()
+                    binds.append(Int32(migration.version))
+                    binds.append(migration.name)
+                    binds.append(migration.checksum)
+                    _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.recordMigration, binds: binds), logger: logger)
+                    appliedNow.append(AppliedMigration(version: migration.version, name: migration.name, checksum: migration.checksum))
+                    logger.info("applied migration", metadata: ["migration": "\(migration.name)"])
+                }
             }
+            return appliedNow
         }
     }
 
@@ -654,10 +652,8 @@ public final class PostgresEventStore: EventStore {
     }
 
     public func document(model: String, key: String) async throws -> Data? {
-        try await withStorageErrors {
-            try await connections.withConnection { connection in
-                try await PostgresProjectionTransaction(connection: connection, logger: logger).document(model: model, key: key)
-            }
+        try await leased { connection in
+            try await PostgresProjectionTransaction(connection: connection, logger: logger).document(model: model, key: key)
         }
     }
 

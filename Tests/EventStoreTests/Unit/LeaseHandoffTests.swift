@@ -1,4 +1,5 @@
 @testable import EventStore
+import Synchronization
 import Testing
 
 /// The hand-over between the task that waits in the pool and the task that uses the connection,
@@ -53,9 +54,12 @@ struct LeaseHandoffTests {
         await early.waitForRelease()
 
         let late = LeaseHandoff<Int>()
-        async let released: Void = late.waitForRelease()
+        let returned = Mutex(false)
+        async let released: Void = { await late.waitForRelease(); returned.withLock { $0 = true } }()
         try? await Task.sleep(for: .milliseconds(50))
+        #expect(!returned.withLock { $0 }, "the lease ended before it was released")
         late.release()
         await released
+        #expect(returned.withLock { $0 })
     }
 }
