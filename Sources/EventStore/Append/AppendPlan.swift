@@ -114,7 +114,8 @@ struct AppendPlan: Sendable {
                     position: positions[index],
                     streamID: stream,
                     streamVersion: row.streamVersion,
-                    isDuplicate: isDuplicate
+                    isDuplicate: isDuplicate,
+                    recordedAt: isDuplicate ? nil : Timestamp.date(micros: row.recordedAtMicros)
                 )
             }
         }

@@ -29,13 +29,17 @@ public struct AppendedEvent: Sendable, Hashable {
     public var streamVersion: Int64
     /// True when an event with the same dedupe key already existed and nothing was written for this one.
     public var isDuplicate: Bool
+    /// When the store recorded the event, exactly as it reads back, for events this append wrote;
+    /// nil for one stored earlier. Inline projections use it so a replay folds the same time.
+    public var recordedAt: Date?
 
     /// Creates an outcome.
-    public init(eventID: UUID, position: Int64, streamID: String, streamVersion: Int64, isDuplicate: Bool) {
+    public init(eventID: UUID, position: Int64, streamID: String, streamVersion: Int64, isDuplicate: Bool, recordedAt: Date? = nil) {
         self.eventID = eventID
         self.position = position
         self.streamID = streamID
         self.streamVersion = streamVersion
         self.isDuplicate = isDuplicate
+        self.recordedAt = recordedAt
     }
 }

@@ -14,6 +14,14 @@ public enum Timestamp {
         Date(timeIntervalSince1970: Double(micros) / 1_000_000)
     }
 
+    /// Whole milliseconds since 1970, rounded down, of a date the store keeps (microsecond precision):
+    /// taken from its whole microseconds, so a date built from them gives the same value however
+    /// it was read back.
+    public static func milliseconds(_ date: Date) -> Int64 {
+        let micros = micros(date)
+        return micros >= 0 ? micros / 1000 : (micros - 999) / 1000
+    }
+
     /// The date truncated to microsecond precision, as the store will keep it.
     public static func truncated(_ date: Date) -> Date {
         self.date(micros: Int64((date.timeIntervalSince1970 * 1_000_000).rounded(.down)))

@@ -77,7 +77,7 @@ extension SubscriptionLedger {
     private static func projectable(_ link: UserLink, _ appended: AppendedEvent, now: Date) -> ProjectableEvent {
         ProjectableEvent(
             eventID: appended.eventID.lowercaseString, position: appended.position,
-            recordedAt: milliseconds(now), body: .link(link)
+            recordedAt: recordedAt(appended, fallback: now), body: .link(link)
         )
     }
 
@@ -104,12 +104,12 @@ extension SubscriptionLedger {
 
     private func appendGrant(_ body: ProjectableEvent.Body, type: String, record: ManualGrant, now: Date, context: IngestContext) async throws {
         let event = try NewEvent.ledger(type: type, body: record, receivedAt: now, context: context)
-        let recordedAt = Self.milliseconds(now)
         let projector = self.projector
         _ = try await store.append(to: LedgerEventType.userStream(record.userId), [event], expectedVersion: .any) { result, transaction in
             guard let appended = result?.events.first else { return }
             let projectable = ProjectableEvent(
-                eventID: appended.eventID.lowercaseString, position: appended.position, recordedAt: recordedAt, body: body
+                eventID: appended.eventID.lowercaseString, position: appended.position,
+                recordedAt: Self.recordedAt(appended, fallback: now), body: body
             )
             let touched = [DocumentKey(model: ReadModel.userEntitlements, key: record.userId)]
             try await TransactionDocuments.withDocuments(transaction, prefetch: touched) { documents in

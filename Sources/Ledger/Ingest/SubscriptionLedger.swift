@@ -316,7 +316,7 @@ public final class SubscriptionLedger: Sendable {
             if !entry.event.isDuplicate {
                 let projectable = ProjectableEvent(
                     eventID: entry.event.eventID.lowercaseString, position: entry.event.position,
-                    recordedAt: Self.milliseconds(pending.receivedAt), body: .fact(pending.fact)
+                    recordedAt: Self.recordedAt(entry.event, fallback: pending.receivedAt), body: .fact(pending.fact)
                 )
                 try await projector.apply(projectable, to: documents)
             }
@@ -382,6 +382,12 @@ public final class SubscriptionLedger: Sendable {
     static func refuseIfKept(_ result: IngestResult) throws {
         guard let chain = result.refusedChains.first else { return }
         throw LedgerError(.linkConflict, "subscription \(chain) belongs to another user and the linking policy is keep")
+    }
+
+    /// The time a just-appended event was stored with, as a replay will read it (`fallback` only if
+    /// the store did not say).
+    static func recordedAt(_ event: AppendedEvent, fallback: Date) -> Int64 {
+        Timestamp.milliseconds(event.recordedAt ?? fallback)
     }
 
     static func milliseconds(_ date: Date) -> Int64 {

@@ -16,6 +16,8 @@ public struct ProjectableEvent: Sendable {
 
     public var eventID: String
     public var position: Int64
+    /// When the store recorded the event, in Unix milliseconds: the stored time whether the event is
+    /// read back or was just appended, so a replay folds what the inline projection folded.
     public var recordedAt: Int64
     public var body: Body
 
@@ -52,7 +54,7 @@ public struct ProjectableEvent: Sendable {
         self.init(
             eventID: event.eventID.lowercaseString,
             position: event.position,
-            recordedAt: Int64((event.recordedAt.timeIntervalSince1970 * 1000).rounded(.down)),
+            recordedAt: Timestamp.milliseconds(event.recordedAt),
             body: body
         )
     }

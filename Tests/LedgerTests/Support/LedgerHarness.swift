@@ -28,19 +28,21 @@ struct LedgerHarness: Sendable {
     let receipts: FakeReceiptValidator
     let fixture: StoreFixture
 
-    /// Runs `body` with a fresh harness on a fresh store (SQLite unless told otherwise).
+    /// Runs `body` with a fresh harness on a fresh store (SQLite unless told otherwise). The store's
+    /// clock runs `storeClockLead` seconds ahead of the ledger's, as two reads of a real clock differ.
     static func run(
         dialect: StorageDialect = .sqlite,
         policy: LedgerConfiguration.LinkPolicy = .transfer,
         sharedSecrets: [String: String] = [bundleId: "s3cret"],
         apps: [AppStoreApp] = [AppStoreApp(bundleId: bundleId, appAppleId: 1_234_567_890, environments: [.sandbox, .production])],
+        storeClockLead: TimeInterval = 0,
         _ body: @Sendable @escaping (LedgerHarness) async throws -> Void
     ) async throws {
         let logger = TestDatabases.logger
         let clock = ManualClock(Day.date(0))
         let pki = try SharedPKI.value.get()
         let verifier = try SignedDataVerifier(configuration: pki.verifierConfiguration(apps: apps))
-        try await withFreshStore(dialect, now: { clock.now() }) { (fixture: StoreFixture) async throws in
+        try await withFreshStore(dialect, now: { clock.now().addingTimeInterval(storeClockLead) }) { (fixture: StoreFixture) async throws in
             let receipts = FakeReceiptValidator()
             let ledger = SubscriptionLedger(
                 store: fixture.store, verifier: verifier, receiptValidator: receipts,
