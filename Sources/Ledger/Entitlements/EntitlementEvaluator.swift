@@ -29,9 +29,10 @@ public struct EntitlementEvaluator: Sendable {
             subscriptions.append(evaluation)
             let grants = evaluation.environment != "Sandbox" || sandboxGrants
             let current = Set(catalog.entitlements(of: evaluation.productId))
-            // Entitlements once granted by an older product of the chain are listed, inactive.
+            // Entitlements once granted by an older product of the chain are listed, inactive (products
+            // bought after `at` had granted nothing yet).
             var ever = current
-            for transaction in chain.transactions.values {
+            for transaction in chain.transactions.values where transaction.value.purchaseDate <= at + ChainEvaluator.clockSkewAllowance {
                 ever.formUnion(catalog.entitlements(of: transaction.value.productId))
             }
             for id in ever {

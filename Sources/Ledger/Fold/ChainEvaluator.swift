@@ -10,16 +10,26 @@ public struct ChainEvaluator: Sendable {
         self.catalog = catalog
     }
 
-    /// The chain's status at `at`, or nil if it has no transaction yet (only renewal info arrived).
+    /// The chain's status at `at`, or nil if nothing of it was bought by then (or only renewal info
+    /// arrived).
+    ///
+    /// What is known now, evaluated at `at`: a transaction bought after `at` is left out, and a refund
+    /// or revocation counts from its date, so a later refund does not take back access the user had
+    /// at `at`. Renewal info (auto-renew, grace period, billing retry) is the latest Apple signed by
+    /// `at`. "After `at`" allows a minute for the clocks' difference (`clockSkewAllowance`).
     public func evaluate(_ state: ChainState, at date: Date) -> ChainEvaluation? {
-        guard let governing = state.governingTransaction else { return nil }
         let at = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-        let renewal = state.renewal?.value
+        // Apple's clock is not ours: what Apple dated up to a minute after `at` counts as by `at`, so
+        // a purchase read back at once is never left out for being a few milliseconds "early".
+        let known = at + Self.clockSkewAllowance
+        guard let governing = state.governingTransaction(at: known) else { return nil }
+        let renewal = state.renewal(at: known)?.value
         let expiry = expiry(of: governing)
         let grace = renewal?.gracePeriodExpiresDate
+        let revocation = governing.revocationDate.flatMap { $0 <= known ? $0 : nil }
         let status: ChainStatus
-        if governing.revocationDate != nil {
-            status = governing.revocationType == "FAMILY_REVOKE" ? .revoked : .refunded
+        if revocation != nil {
+            status = Self.isRevokedFromFamilySharing(governing) ? .revoked : .refunded
         } else if governing.type == ProductType.consumable {
             status = .expired
         } else if let expiry, expiry <= at {
@@ -47,9 +57,19 @@ public struct ChainEvaluator: Sendable {
             environment: governing.environment,
             ownership: governing.ownership == "FAMILY_SHARED" ? "family_shared" : "purchased",
             purchasedAt: Self.date(governing.purchaseDate),
-            revokedAt: governing.revocationDate.map(Self.date),
-            revocationReason: governing.revocationReason
+            revokedAt: revocation.map(Self.date),
+            revocationReason: revocation == nil ? nil : governing.revocationReason
         )
+    }
+
+    /// How far (milliseconds) Apple's dates may run ahead of `at` and still count as known by then.
+    static let clockSkewAllowance: Int64 = 60_000
+
+    /// A revocation is Family Sharing's when Apple says so (`revocationType`, from App Store Server
+    /// Notifications 2.20) or, without that field, when the transaction was shared: a family member's
+    /// copy is never refunded to them, only revoked (Apple's REVOKE notification).
+    static func isRevokedFromFamilySharing(_ transaction: TransactionObservation) -> Bool {
+        transaction.revocationType.map { $0 == "FAMILY_REVOKE" } ?? (transaction.ownership == "FAMILY_SHARED")
     }
 
     /// When the transaction's access ends: Apple's expiry for subscriptions, purchase plus the configured

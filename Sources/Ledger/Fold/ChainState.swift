@@ -1,19 +1,31 @@
 /// The fold state of one subscription chain (one `originalTransactionId`): for each transaction the
-/// latest observation, and the latest renewal observation.
+/// latest observation, and every renewal observation.
 ///
-/// `apply` keeps the maximum by (assertion time, event id), which is commutative, associative and
-/// idempotent, so the state is a function of the set of events: a late DID_RENEW, a duplicate or a
-/// replay can never move it backwards. Status is not stored; it is evaluated at read time.
+/// A transaction keeps the maximum by (assertion time, event id), and the renewal observations form a
+/// set ordered by the same key; both are commutative, associative and idempotent, so the state is a
+/// function of the set of events: a late DID_RENEW, a duplicate or a replay can never move it
+/// backwards. Status is not stored; it is evaluated at read time.
 public struct ChainState: Codable, Hashable, Sendable {
     public var originalTransactionId: String
     public var transactions: [String: Observed<TransactionObservation>]
-    public var renewal: Observed<RenewalObservation>?
+    /// Every renewal observation, oldest first by (assertion time, event id). Renewal info describes
+    /// the moment Apple signed it, so evaluating a past moment needs the one current then.
+    public var renewals: [Observed<RenewalObservation>]
 
     /// An empty chain.
     public init(originalTransactionId: String) {
         self.originalTransactionId = originalTransactionId
         self.transactions = [:]
-        self.renewal = nil
+        self.renewals = []
+    }
+
+    /// The latest renewal observation.
+    public var renewal: Observed<RenewalObservation>? { renewals.last }
+
+    /// The renewal observation current at `at` (Unix milliseconds): the latest asserted by then, or
+    /// the earliest known when all came later.
+    public func renewal(at: Int64) -> Observed<RenewalObservation>? {
+        renewals.last { $0.assertedAt <= at } ?? renewals.first
     }
 
     /// Folds in one transaction observation from event `eventID`.
@@ -23,11 +35,14 @@ public struct ChainState: Codable, Hashable, Sendable {
         transactions[observation.transactionId] = observed
     }
 
-    /// Folds in one renewal observation from event `eventID`.
+    /// Folds in one renewal observation from event `eventID`; one with the key of a kept one is a
+    /// replay of it and changes nothing.
     public mutating func apply(_ observation: RenewalObservation, eventID: String) {
         let observed = Observed(observation, assertedAt: observation.assertedAt, eventID: eventID)
-        if let current = renewal, !observed.supersedes(current) { return }
-        renewal = observed
+        // Usually the newest, so look from the end for the last one it beats.
+        let index = renewals.lastIndex { observed.supersedes($0) }.map { $0 + 1 } ?? 0
+        if index < renewals.count, !renewals[index].supersedes(observed) { return }
+        renewals.insert(observed, at: index)
     }
 
     /// Folds in every observation of a fact that belongs to this chain.
@@ -40,15 +55,36 @@ public struct ChainState: Codable, Hashable, Sendable {
         }
     }
 
-    /// The transaction that decides the chain's status: the non-upgraded one with the latest purchase
-    /// date, then the latest expiry. On an upgrade Apple sends only the new transaction, and the old
-    /// period can show a later expiry, so expiry alone would pick the wrong one.
+    /// The transaction that decides the chain's status now: see `governingTransaction(at:)`.
     public var governingTransaction: TransactionObservation? {
-        let candidates = transactions.values.map(\.value)
-        let current = candidates.filter { !$0.isUpgraded }
-        return (current.isEmpty ? candidates : current).max { lhs, rhs in
-            (lhs.purchaseDate, lhs.expiresDate ?? Int64.min, lhs.transactionId)
-                < (rhs.purchaseDate, rhs.expiresDate ?? Int64.min, rhs.transactionId)
+        governingTransaction(at: Int64.max)
+    }
+
+    /// The transaction that decides the chain's status at `at` (Unix milliseconds): of those purchased
+    /// by then, the one with the latest purchase date, then a non-upgraded one, then the latest
+    /// expiry, then the highest transaction id. A transaction bought after `at` says nothing about
+    /// `at`; nil when none was bought by then. On an upgrade Apple sends only the new transaction,
+    /// and the old period can show a later expiry, so expiry alone would pick the wrong one.
+    public func governingTransaction(at: Int64) -> TransactionObservation? {
+        transactions.values.lazy.map(\.value).filter { $0.purchaseDate <= at }.max { lhs, rhs in
+            (lhs.purchaseDate, lhs.isUpgraded ? 0 : 1, lhs.expiresDate ?? Int64.min, lhs.transactionId.count, lhs.transactionId)
+                < (rhs.purchaseDate, rhs.isUpgraded ? 0 : 1, rhs.expiresDate ?? Int64.min, rhs.transactionId.count, rhs.transactionId)
+        }
+    }
+
+    private enum DecodingKeys: String, CodingKey {
+        case originalTransactionId, transactions, renewals, renewal
+    }
+
+    /// Decodes a chain, also as written before renewal history was kept (one `renewal`, the latest).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: DecodingKeys.self)
+        self.originalTransactionId = try container.decode(String.self, forKey: .originalTransactionId)
+        self.transactions = try container.decode([String: Observed<TransactionObservation>].self, forKey: .transactions)
+        if let renewals = try container.decodeIfPresent([Observed<RenewalObservation>].self, forKey: .renewals) {
+            self.renewals = renewals
+        } else {
+            self.renewals = try container.decodeIfPresent(Observed<RenewalObservation>.self, forKey: .renewal).map { [$0] } ?? []
         }
     }
 }

@@ -39,8 +39,10 @@ public struct UserState: Codable, Hashable, Sendable {
         grants[grant.grantId] = Grant(grant: grant, revokedAt: nil)
     }
 
-    /// Applies a revoke of an earlier grant (ignored if the grant is unknown).
+    /// Applies a revoke of an earlier grant (ignored if the grant is unknown). A grant revoked twice
+    /// ended at the first revoke.
     public mutating func revoke(_ revoke: ManualGrant) {
-        grants[revoke.grantId]?.revokedAt = revoke.at
+        guard let current = grants[revoke.grantId] else { return }
+        grants[revoke.grantId]?.revokedAt = min(current.revokedAt ?? revoke.at, revoke.at)
     }
 }

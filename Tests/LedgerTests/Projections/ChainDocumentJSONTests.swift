@@ -31,6 +31,8 @@ struct ChainDocumentJSONTests {
         #"{"position":1,"state":{"originalTransactionId":"o"}}"#,
         #"{"position":1,"state":{"originalTransactionId":"o","transactions":{"a\/b":{"assertedAt":1,"eventID":"e","value":{}}}}}"#,
         #"{"position":1,"state":{"originalTransactionId":"o","renewal":null,"transactions":{}}}"#,
+        #"{"position":1,"state":{"originalTransactionId":"o","renewals":null,"transactions":{}}}"#,
+        #"{"position":1,"state":{"originalTransactionId":"o","renewals":[null],"transactions":{}}}"#,
         "[]",
     ])
     func unexpectedShapesFallBackToJSONDecoder(text: String) {
@@ -38,6 +40,18 @@ struct ChainDocumentJSONTests {
         let viaDecode = try? ChainDocument.decode(from: data, decoder: JSONDecoder())
         let viaFoundation = try? JSONDecoder().decode(ChainDocument.self, from: data)
         #expect(viaDecode == viaFoundation)
+    }
+
+    /// Documents written before renewal history was kept hold one `renewal`, the latest: both readers
+    /// take it as a history of one, and the writer writes it back as `renewals`.
+    @Test func aDocumentWithTheLatestRenewalOnlyReadsAsAHistoryOfOne() throws {
+        let text = #"{"position":7,"state":{"originalTransactionId":"o","renewal":{"assertedAt":5,"eventID":"e1","value":{"assertedAt":5,"autoRenewStatus":true,"originalTransactionId":"o"}},"transactions":{}}}"#
+        let scanned = try #require(ChainDocument.scanned(from: Data(text.utf8)))
+        let decoded = try JSONDecoder().decode(ChainDocument.self, from: Data(text.utf8))
+        #expect(scanned == decoded)
+        #expect(scanned.state.renewals.map(\.eventID) == ["e1"])
+        #expect(scanned.state.renewal?.value.autoRenewStatus == true)
+        #expect(String(decoding: scanned.encodedJSON(), as: UTF8.self).contains(#""renewals":[{"assertedAt":5"#))
     }
 
     @Test func anEmptyChainIsWrittenLikeJSONEncoder() throws {
@@ -56,8 +70,8 @@ struct ChainDocumentJSONTests {
             let id = ids[Int(random.next() % UInt64(ids.count))] + String(offset)
             state.transactions[id] = Observed(transaction, assertedAt: transaction.assertedAt, eventID: UUID().uuidString.lowercased())
         }
-        if let renewal = fact.renewals.first {
-            state.renewal = Observed(renewal, assertedAt: renewal.assertedAt, eventID: "e\(random.next() % 100)")
+        for renewal in fact.renewals {
+            state.apply(renewal, eventID: "e\(random.next() % 100)")
         }
         return ChainDocument(state: state, position: Int64(random.next() % 1_000_000))
     }

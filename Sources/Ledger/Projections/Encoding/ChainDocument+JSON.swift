@@ -4,7 +4,7 @@ extension ChainDocument {
     /// The document's JSON, identical to `JSONEncoder` with `.sortedKeys` and several times faster:
     /// every ingest writes its chain's document and a replay writes every chain's.
     func encodedJSON() -> Data {
-        var writer = JSONWriter(capacity: 256 + state.transactions.count * 420)
+        var writer = JSONWriter(capacity: 256 + state.transactions.count * 420 + state.renewals.count * 300)
         writer.beginObject()
         writer.field("position", position)
         writer.key("state")
@@ -18,10 +18,12 @@ extension ChainState {
     fileprivate func write(to writer: inout JSONWriter) {
         writer.beginObject()
         writer.field("originalTransactionId", originalTransactionId)
-        if let renewal {
-            writer.key("renewal")
+        writer.key("renewals")
+        writer.beginArray()
+        for renewal in renewals {
             renewal.write(to: &writer) { $0.write(to: &$1) }
         }
+        writer.endArray()
         writer.key("transactions")
         writer.beginObject()
         for id in transactions.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {

@@ -25,13 +25,20 @@ extension JSONScanner {
 
     private mutating func readChainState() throws(Unexpected) -> ChainState {
         var originalTransactionId: String?
-        var renewal: Observed<RenewalObservation>?
+        var renewals: [Observed<RenewalObservation>] = []
         var transactions: [String: Observed<TransactionObservation>]?
         try readObject { scanner, key throws(Unexpected) in
             switch key {
             case "originalTransactionId": originalTransactionId = try scanner.readString()
+            case "renewals":
+                try scanner.readArray { scanner throws(Unexpected) in
+                    renewals.append(try scanner.readObserved { scanner throws(Unexpected) in try scanner.readRenewal() })
+                }
             case "renewal":
-                renewal = try scanner.readNull() ? nil : try scanner.readObserved { scanner throws(Unexpected) in try scanner.readRenewal() }
+                // As written before renewal history was kept: the latest only.
+                if !(try scanner.readNull()) {
+                    renewals = [try scanner.readObserved { scanner throws(Unexpected) in try scanner.readRenewal() }]
+                }
             case "transactions":
                 var all: [String: Observed<TransactionObservation>] = [:]
                 try scanner.readObject { scanner, id throws(Unexpected) in
@@ -45,7 +52,7 @@ extension JSONScanner {
         guard let originalTransactionId, let transactions else { throw Unexpected() }
         var state = ChainState(originalTransactionId: originalTransactionId)
         state.transactions = transactions
-        state.renewal = renewal
+        state.renewals = renewals
         return state
     }
 
