@@ -20,6 +20,8 @@ extension AppStoreError {
 
         /// The input is not a compact JWS / JSON document of the expected shape.
         public static let invalidFormat = Code(rawValue: "invalid_format")
+        /// A notification body is not a JSON object with a `signedPayload` string (what Apple POSTs).
+        public static let malformedBody = Code(rawValue: "malformed_body")
         /// The input is larger than the configured maximum and was not parsed.
         public static let inputTooLarge = Code(rawValue: "input_too_large")
         /// The JWS payload is JSON but does not match Apple's documented payload.

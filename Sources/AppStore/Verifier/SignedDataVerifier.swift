@@ -151,7 +151,8 @@ public final class SignedDataVerifier: Sendable {
     }
 
     /// Verifies the body Apple POSTs to the notification webhook (`{"signedPayload": "..."}`).
-    /// - Why: lets the HTTP layer hand over the raw body; non-JSON or a missing field is `invalid_format`.
+    /// - Why: lets the HTTP layer hand over the raw body; non-JSON or a missing field is `malformed_body`
+    ///   (the body itself is wrong), while a `signedPayload` that is not a JWS is `invalid_format`.
     public func verifyNotificationBody(_ body: Data, now: Date) async throws -> VerifiedNotification {
         guard body.count <= configuration.maximumJWSSize + 1024 else {
             throw AppStoreError(.inputTooLarge, "notification body is \(body.count) bytes, more than the configured maximum")
@@ -163,11 +164,11 @@ public final class SignedDataVerifier: Sendable {
             do {
                 envelope = try JSONDecoder().decode(ResponseBodyV2.self, from: body)
             } catch {
-                throw AppStoreError(.invalidFormat, "notification body is not a JSON object")
+                throw AppStoreError(.malformedBody, "notification body is not a JSON object with a signedPayload string")
             }
         }
         guard let signedPayload = envelope.signedPayload else {
-            throw AppStoreError(.invalidFormat, "notification body has no signedPayload")
+            throw AppStoreError(.malformedBody, "notification body has no signedPayload")
         }
         return try await verifyNotification(signedPayload: signedPayload, now: now)
     }

@@ -23,6 +23,9 @@ public struct ProductCatalog: Sendable, Hashable {
     /// The configuration of a product, if any.
     public func product(_ id: String) -> Product? { products[id] }
 
+    /// Every entitlement some product grants: the ones a manual grant may name.
+    public var allEntitlements: Set<String> { Set(products.values.flatMap(\.entitlements)) }
+
     /// The entitlements a product grants (none for an unknown product).
     public func entitlements(of productId: String) -> [String] { products[productId]?.entitlements ?? [] }
 }

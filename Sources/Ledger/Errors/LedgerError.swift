@@ -33,6 +33,8 @@ public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let linkConflict = Code("link_conflict")
         /// verifyReceipt answered with a status that means the receipt is bad.
         public static let invalidReceipt = Code("invalid_receipt")
+        /// A manual grant names an entitlement no configured product grants.
+        public static let unknownEntitlement = Code("unknown_entitlement")
         /// No receipt validator is configured.
         public static let receiptValidationUnavailable = Code("receipt_validation_unavailable")
     }

@@ -83,10 +83,18 @@ extension SubscriptionLedger {
 
     // MARK: Manual grants
 
-    /// Grants an entitlement to a user until `expiresAt` (promotional access) and returns the grant.
+    /// Grants an entitlement to a user from now until `expiresAt` (promotional access) and returns the
+    /// grant. The entitlement must be one a configured product grants (a typo would grant nothing a
+    /// backend checks), the end must be in the future and the reason must say why, for the audit.
     public func grant(userId: String, entitlement: String, expiresAt: Date, reason: String, context: IngestContext) async throws -> ManualGrant {
         guard !entitlement.isEmpty else { throw LedgerError(.malformedBody, "entitlement must not be empty") }
+        let known = configuration.catalog.allEntitlements
+        guard known.contains(entitlement) else {
+            throw LedgerError(.unknownEntitlement, "no configured product grants \(entitlement); known: \(known.sorted().joined(separator: ", "))")
+        }
+        guard !reason.allSatisfy(\.isWhitespace) else { throw LedgerError(.malformedBody, "reason must say why the grant is made") }
         let now = clock.now()
+        guard expiresAt > now else { throw LedgerError(.malformedBody, "expires_at must be in the future") }
         let grant = ManualGrant(
             grantId: UUID.random().lowercaseString, userId: userId, entitlement: entitlement,
             expiresAt: Self.milliseconds(expiresAt), reason: reason, at: Self.milliseconds(now)

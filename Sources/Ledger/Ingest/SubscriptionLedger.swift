@@ -169,6 +169,9 @@ public final class SubscriptionLedger: Sendable {
         guard let validator = receiptValidator else {
             throw LedgerError(.receiptValidationUnavailable, "no verifyReceipt client is configured")
         }
+        guard !receiptData.allSatisfy(\.isWhitespace) else {
+            throw LedgerError(.malformedBody, "receipt_data must hold the app's base64 receipt")
+        }
         if let requested, verifier.app(bundleId: requested) == nil {
             throw LedgerError(.unknownApp, "bundle id \(requested) is not a configured app")
         }

@@ -41,10 +41,11 @@ extension Problem: HTTPResponseError {
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return Response(
-            status: status,
-            headers: [.contentType: "application/problem+json"],
-            body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(self)))
-        )
+        var headers: HTTPFields = [.contentType: "application/problem+json"]
+        if code == "unauthorized" {
+            // RFC 9110: a 401 names the scheme the client should use.
+            headers[.wwwAuthenticate] = "Bearer"
+        }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(self))))
     }
 }

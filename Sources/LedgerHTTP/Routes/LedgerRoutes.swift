@@ -55,7 +55,7 @@ public struct LedgerRoutes: Sendable {
         }
         v1.get("users/:user_id/entitlements") { request, context in
             try authenticator.require(.read, request)
-            let user = try context.parameters.require("user_id")
+            let user = try Self.pathUser(context)
             let at = try Self.date(request, "at")
             if let asOf = try Self.date(request, "as_of") {
                 // What was known at `as_of`, evaluated at `at` when given (else at `as_of`).
@@ -65,13 +65,13 @@ public struct LedgerRoutes: Sendable {
         }
         v1.get("users/:user_id/events") { request, context in
             try authenticator.require(.read, request)
-            let user = try context.parameters.require("user_id")
+            let user = try Self.pathUser(context)
             let page = try await ledger.userEvents(userId: user, after: try Self.cursor(request), limit: try Self.limit(request))
             return EventPageBody(events: page.events.map(EventBody.init), next_after: page.next.description)
         }
         v1.post("users/:user_id/grants") { request, context in
             try authenticator.require(.admin, request)
-            let user = try context.parameters.require("user_id")
+            let user = try Self.pathUser(context)
             let body = try await Self.decode(GrantRequest.self, request, context)
             guard let expires = APIDate.parse(body.expires_at) else {
                 throw Problem(status: .badRequest, code: "malformed_body", title: "Malformed body", detail: "expires_at must be an ISO 8601 date")
@@ -85,20 +85,21 @@ public struct LedgerRoutes: Sendable {
         }
         v1.get("subscriptions/:original_transaction_id") { request, context in
             try authenticator.require(.read, request)
-            let chain = try context.parameters.require("original_transaction_id")
-            let at = try Self.date(request, "at") ?? clock.now()
-            guard let evaluation = try await ledger.chain(originalTransactionId: chain, at: at) else {
-                throw Problem(status: .notFound, code: "not_found", title: "Not found", detail: "no subscription with original transaction id \(chain)")
+            let chain = try Self.pathParameter(context, "original_transaction_id")
+            let asked = try Self.date(request, "at")
+            guard let evaluation = try await ledger.chain(originalTransactionId: chain, at: asked ?? clock.now()) else {
+                let when = asked.map { " bought by \(APIDate.string($0))" } ?? ""
+                throw Problem(status: .notFound, code: "not_found", title: "Not found", detail: "no subscription with original transaction id \(chain)\(when)")
             }
             return SubscriptionBody(evaluation)
         }
         v1.get("events") { request, context in
             try authenticator.require(.read, request)
             let after = try Self.cursor(request) ?? .start
-            if request.headers[.accept]?.contains("application/x-ndjson") == true {
-                return Self.ndjson(store: ledger.store, after: after)
-            }
             let limit = try Self.limit(request)
+            if request.headers[.accept]?.contains("application/x-ndjson") == true {
+                return try await Self.ndjson(store: ledger.store, after: after)
+            }
             let page = try await ledger.store.readAll(after: after, limit: limit)
             return try Self.json(EventPageBody(events: page.events.map(EventBody.init), next_after: page.next.description), status: .ok)
         }
@@ -167,9 +168,37 @@ public struct LedgerRoutes: Sendable {
     }
 
     static func requireUser(_ user: String) throws {
-        guard !user.isEmpty, user.count <= 256 else {
-            throw Problem(status: .badRequest, code: "malformed_body", title: "Malformed body", detail: "user_id must be 1 to 256 characters")
+        if let problem = Self.problem(withIdentifier: user, named: "user_id") {
+            throw Problem(status: .badRequest, code: "malformed_body", title: "Malformed body", detail: problem)
         }
+    }
+
+    /// The `user_id` of the path, percent-decoded and held to the rules a submitted one meets.
+    static func pathUser(_ context: LedgerRequestContext) throws -> String {
+        try pathParameter(context, "user_id")
+    }
+
+    /// A path parameter, percent-decoded (the router matches the raw path, so `alice%40x.com` arrives
+    /// encoded) and checked like an id in a body: 1 to 256 characters, none of them control characters.
+    static func pathParameter(_ context: LedgerRequestContext, _ name: String) throws -> String {
+        let raw = try context.parameters.require(name)
+        guard let decoded = raw.removingPercentEncoding else {
+            throw Problem(status: .badRequest, code: "invalid_path", title: "Invalid path", detail: "\(name) is not valid percent-encoded UTF-8")
+        }
+        if let problem = Self.problem(withIdentifier: decoded, named: name) {
+            throw Problem(status: .badRequest, code: "invalid_path", title: "Invalid path", detail: problem)
+        }
+        return decoded
+    }
+
+    /// What is wrong with an id a client chose, or nil: it must be 1 to 256 characters without control
+    /// characters, so it can always be named in a path and stored as text.
+    static func problem(withIdentifier id: String, named name: String) -> String? {
+        guard !id.isEmpty, id.count <= 256 else { return "\(name) must be 1 to 256 characters" }
+        guard !id.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            return "\(name) must not contain control characters"
+        }
+        return nil
     }
 
     static func date(_ request: Request, _ name: String) throws -> Date? {
@@ -180,10 +209,12 @@ public struct LedgerRoutes: Sendable {
         return date
     }
 
+    /// The `after` cursor: exactly a `next_after` value (`<transaction>-<position>`). A bare position
+    /// is refused: in PostgreSQL events are ordered by transaction first, so it would start over.
     static func cursor(_ request: Request) throws -> EventCursor? {
         guard let text = request.uri.queryParameters["after"] else { return nil }
-        guard let cursor = EventCursor(String(text)) else {
-            throw Problem(status: .badRequest, code: "invalid_query", title: "Invalid query", detail: "after must be a cursor from next_after")
+        guard text.contains("-"), let cursor = EventCursor(String(text)) else {
+            throw Problem(status: .badRequest, code: "invalid_query", title: "Invalid query", detail: "after must be a cursor from next_after, like 812-40 (0-0 for the start)")
         }
         return cursor
     }
@@ -206,14 +237,19 @@ public struct LedgerRoutes: Sendable {
         )
     }
 
-    /// Streams every event after `after` as one JSON object per line, until caught up.
-    static func ndjson(store: any EventStore, after: EventCursor) -> Response {
+    /// Streams every event after `after` as one JSON object per line, until caught up. The first page
+    /// is read before the answer starts, so a database that cannot be reached is a 503 problem, not
+    /// a 200 cut short.
+    static func ndjson(store: any EventStore, after: EventCursor) async throws -> Response {
+        let first = try await store.readAll(after: after, limit: 500)
         let body = ResponseBody { writer in
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             var cursor = after
+            var next: EventPage? = first
             while true {
-                let page = try await store.readAll(after: cursor, limit: 500)
+                let page = if let next { next } else { try await store.readAll(after: cursor, limit: 500) }
+                next = nil
                 if page.events.isEmpty { break }
                 var buffer = ByteBuffer()
                 for event in page.events {

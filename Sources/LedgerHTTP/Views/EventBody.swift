@@ -12,7 +12,7 @@ struct EventBody: Encodable, Sendable {
     var type: String
     var schema_version: Int
     var recorded_at: String
-    var dedupe_key: String?
+    @Nullable var dedupe_key: String?
     var hash: String
     var data: JSONFragment
     var metadata: JSONFragment

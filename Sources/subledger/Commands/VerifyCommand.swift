@@ -65,7 +65,7 @@ struct VerifyCommand: AsyncParsableCommand {
         var isNotification = false
         if text.hasPrefix("{") {
             guard let object = try? JSONDecoder().decode(ResponseBodyV2.self, from: Data(text.utf8)), let payload = object.signedPayload else {
-                throw AppStoreError(.invalidFormat, "JSON input is not a notification body with a signedPayload")
+                throw AppStoreError(.malformedBody, "JSON input is not a notification body with a signedPayload")
             }
             signedPayload = payload
             isNotification = true

@@ -305,12 +305,12 @@ import X509
         #expect(result.facts.isSignatureVerified == false)
     }
 
-    @Test func notificationBodyThatIsNotJSONIsInvalidFormat() async throws {
+    @Test func notificationBodyThatIsNotJSONWithASignedPayloadIsMalformed() async throws {
         let pki = try TestPKI()
         let verifier = try pki.makeVerifier(bundleId: Self.bundleId)
         for body in ["", "not json", "[]", "{}", "{\"signedPayload\":42}"] {
             let code = await errorCode { _ = try await verifier.verifyNotificationBody(Data(body.utf8), now: fixedNow) }
-            #expect(code == "invalid_format", "body \(body)")
+            #expect(code == "malformed_body", "body \(body)")
         }
     }
 

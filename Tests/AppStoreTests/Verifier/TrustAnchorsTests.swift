@@ -62,12 +62,12 @@ import Testing
         let codes: [AppStoreError.Code] = [
             .invalidFormat, .unsupportedAlgorithm, .invalidChainLength, .invalidCertificate, .untrustedChain,
             .missingAppleExtension, .certificateExpired, .invalidSignature, .unknownApp, .environmentNotAccepted,
-            .appAppleIdMismatch,
+            .appAppleIdMismatch, .malformedBody,
         ]
         #expect(codes.map(\.rawValue) == [
             "invalid_format", "unsupported_algorithm", "invalid_chain_length", "invalid_certificate", "untrusted_chain",
             "missing_apple_extension", "certificate_expired", "invalid_signature", "unknown_app", "environment_not_accepted",
-            "app_apple_id_mismatch",
+            "app_apple_id_mismatch", "malformed_body",
         ])
         #expect(AppStoreError(.unknownApp, "x").description == "unknown_app: x")
     }

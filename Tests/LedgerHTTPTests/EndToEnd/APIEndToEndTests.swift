@@ -131,7 +131,8 @@ struct APIEndToEndTests {
                 (try await h.notify(.subscribed, transaction: H.transaction("1000", purchased: 0, expires: 30), at: 0, signer: impostor), .badRequest, "untrusted_chain"),
                 (try await h.notify(.subscribed, transaction: H.transaction("1000", purchased: 0, expires: 30, bundleId: "com.other.app"), at: 0, bundleId: "com.other.app"), .badRequest, "unknown_app"),
                 (try await h.notify(.subscribed, transaction: H.transaction("1000", purchased: 0, expires: 30, environment: .xcode), at: 0, environment: .xcode), .badRequest, "environment_not_accepted"),
-                (try await h.request(.post, "/v1/apple/notifications/v2", json: "not json"), .badRequest, ""),
+                (try await h.request(.post, "/v1/apple/notifications/v2", json: "not json"), .badRequest, "malformed_body"),
+                (try await h.request(.post, "/v1/apple/notifications/v2", json: #"{"signedPayload":42}"#), .badRequest, "malformed_body"),
                 (try await h.request(.post, "/v1/apple/notifications/v1", json: #"{"notification_type":"INITIAL_BUY","password":"guess","bid":"com.example.app","unified_receipt":{"latest_receipt_info":[]}}"#), .unauthorized, "invalid_password"),
             ]
             for (response, status, code) in cases {
@@ -224,6 +225,72 @@ struct APIEndToEndTests {
         }
     }
 
+    /// The router matches the raw path, so ids in it arrive percent-encoded: they are decoded, and an
+    /// id that could never be named in a path (control characters) is refused wherever it appears.
+    @Test(arguments: TestDatabases.dialects)
+    func idsInPathsArePercentDecodedAndCheckedLikeIdsInBodies(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect) { h in
+            let user = "alice@example.com/phone 1"
+            _ = try await h.submit(user: user, H.transaction("1000", purchased: 0, expires: 30), at: 0)
+            let encoded = try #require(user.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+            let view = try h.object(try await h.request(.get, "/v1/users/\(encoded)/entitlements?at=\(Day.iso(1))", key: H.readKey))
+            #expect(view["user_id"] as? String == user)
+            #expect(((view["entitlements"] as? [[String: Any]])?.first?["active"]) as? Bool == true)
+            let events = try h.object(try await h.request(.get, "/v1/users/\(encoded)/events", key: H.readKey))
+            #expect((events["events"] as? [Any])?.isEmpty == false)
+            h.clock.set(Day.date(1))
+            let grant = try await h.request(.post, "/v1/users/\(encoded)/grants", key: H.adminKey,
+                                             json: #"{"entitlement":"pro","expires_at":"\#(Day.iso(20))","reason":"support"}"#)
+            #expect(grant.status == .created)
+            #expect(try h.object(grant)["user_id"] as? String == user)
+            #expect(try await h.request(.get, "/v1/subscriptions/%31000", key: H.readKey).status == .ok)
+
+            let before = try await h.eventCount()
+            let control = try await h.request(.get, "/v1/users/a%01b/entitlements", key: H.readKey)
+            #expect(control.status == .badRequest)
+            #expect(try h.object(control)["code"] as? String == "invalid_path")
+            let long = try await h.request(.post, "/v1/users/\(String(repeating: "x", count: 257))/grants", key: H.adminKey,
+                                            json: #"{"entitlement":"pro","expires_at":"\#(Day.iso(20))","reason":"support"}"#)
+            #expect(try h.object(long)["code"] as? String == "invalid_path")
+            let submitted = try await h.request(.post, "/v1/apple/transactions", key: H.ingestKey, json: #"{"user_id":"a\u0000b","signed_transaction":"x"}"#)
+            #expect(submitted.status == .badRequest)
+            #expect(try h.object(submitted)["code"] as? String == "malformed_body")
+            #expect(try await h.eventCount() == before)
+        }
+    }
+
+    /// A grant must name an entitlement a product grants, end in the future and say why; anything else
+    /// is refused with nothing appended. Other refusals that need no store: an empty receipt, a bare
+    /// position as a cursor, and a 401 that names its scheme.
+    @Test(arguments: TestDatabases.dialects)
+    func badGrantsReceiptsAndCursorsAreRefusedBeforeTheStore(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect) { h in
+            h.clock.set(Day.date(10))
+            let cases: [(String, String)] = [
+                (#"{"entitlement":"pr0","expires_at":"\#(Day.iso(20))","reason":"support"}"#, "unknown_entitlement"),
+                (#"{"entitlement":"pro","expires_at":"\#(Day.iso(20))","reason":"  "}"#, "malformed_body"),
+                (#"{"entitlement":"pro","expires_at":"\#(Day.iso(5))","reason":"support"}"#, "malformed_body"),
+            ]
+            for (json, code) in cases {
+                let response = try await h.request(.post, "/v1/users/u1/grants", key: H.adminKey, json: json)
+                #expect(response.status == .badRequest, "\(json)")
+                #expect(try h.object(response)["code"] as? String == code, "\(json)")
+            }
+            let receipt = try await h.request(.post, "/v1/apple/receipts", key: H.ingestKey, json: #"{"user_id":"u1","receipt_data":""}"#)
+            #expect(receipt.status == .badRequest)
+            #expect(try h.object(receipt)["code"] as? String == "malformed_body")
+            #expect(try await h.eventCount() == 0)
+
+            let bare = try await h.request(.get, "/v1/events?after=5", key: H.readKey)
+            #expect(bare.status == .badRequest)
+            #expect(try h.object(bare)["code"] as? String == "invalid_query")
+            let streamed = try await h.request(.get, "/v1/events?limit=0", key: H.readKey, headers: [.accept: "application/x-ndjson"])
+            #expect(streamed.status == .badRequest)
+            let unauthorized = try await h.request(.get, "/v1/users/u1/entitlements")
+            #expect(unauthorized.headers[.wwwAuthenticate] == "Bearer")
+        }
+    }
+
     @Test(arguments: TestDatabases.dialects)
     func theEventFeedPagesAndStreamsNDJSON(_ dialect: StorageDialect) async throws {
         try await H.run(dialect) { h in
@@ -246,6 +313,8 @@ struct APIEndToEndTests {
                 let event = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
                 #expect(event?["type"] is String)
                 #expect(event?["data"] is [String: Any])
+                // Every key is present, a missing dedupe key as null.
+                #expect(event?.keys.contains("dedupe_key") == true)
             }
         }
     }

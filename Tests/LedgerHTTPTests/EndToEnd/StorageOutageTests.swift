@@ -50,6 +50,10 @@ struct StorageOutageTests {
                         // Away again, with the pool's connections open: they are dropped under it.
                         relay.setUp(false)
                         try await Self.expectUnavailable(h) { try await h.notify(.didRenew, transaction: renewed, at: 30) }
+                        // The feed reads its first page before answering, so it is a 503 too, not a 200 cut short.
+                        try await Self.expectUnavailable(h) {
+                            try await h.request(.get, "/v1/events?after=0-0", key: H.readKey, headers: [.accept: "application/x-ndjson"])
+                        }
                         try await Self.expectUnavailable(h) { try await h.request(.get, "/v1/subscriptions/1000", key: H.readKey) }
                         #expect(try await h.eventCount() == 1)
 
