@@ -49,6 +49,11 @@ public protocol EventStore: Sendable {
     /// Up to `limit` events of the global log after `cursor`, in log order, for catch-up readers.
     func readAll(after cursor: EventCursor, limit: Int) async throws -> EventPage
 
+    /// `readAll` restricted to `streams`: up to `limit` of their events after `cursor`, in log order,
+    /// with the same guarantee (an event that commits late is not skipped). Pages through the history
+    /// of a few streams without reading them whole.
+    func readAll(streams: [String], after cursor: EventCursor, limit: Int) async throws -> EventPage
+
     /// `readAll` for a fold: the same events in the same order, with only the columns a projector reads.
     func readAllForFolding(after cursor: EventCursor, limit: Int) async throws -> [FoldableEvent]
 

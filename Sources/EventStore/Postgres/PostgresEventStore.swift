@@ -529,6 +529,16 @@ public final class PostgresEventStore: EventStore {
         return EventPage(events: events, next: events.last?.cursor ?? cursor)
     }
 
+    public func readAll(streams: [String], after cursor: EventCursor, limit: Int) async throws -> EventPage {
+        var binds = PostgresBindings()
+        binds.append(streams)
+        binds.append(String(cursor.transaction))
+        binds.append(cursor.position)
+        binds.append(Int64(max(limit, 0)))
+        let events = try await events(PostgresQuery(unsafeSQL: PostgresSQL.readStreams, binds: binds))
+        return EventPage(events: events, next: events.last?.cursor ?? cursor)
+    }
+
     /// Connections that fill a rebuilt read-model table at once.
     private static let rebuildConnections = 3
 

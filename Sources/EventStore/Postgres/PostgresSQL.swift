@@ -148,6 +148,15 @@ enum PostgresSQL {
         ORDER BY events.tx_id, events.position LIMIT $3
         """
 
+    /// `readAll` over the streams $1 only, behind the same gate.
+    static let readStreams = """
+        SELECT \(eventColumns) FROM events
+        WHERE stream_id = ANY($1::text[])
+          AND (tx_id, position) > ($2::text::xid8, $3)
+          AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
+        ORDER BY events.tx_id, events.position LIMIT $4
+        """
+
     /// `readAll` with only what a fold reads; `recorded_at` comes in binary, not through numeric.
     static let readAllForFolding = """
         SELECT position, tx_id::text::int8, event_id, type, schema_version, data, recorded_at FROM events

@@ -215,6 +215,15 @@ public final class SQLiteEventStore: EventStore {
         return EventPage(events: events, next: events.last?.cursor ?? cursor)
     }
 
+    public func readAll(streams: [String], after cursor: EventCursor, limit: Int) async throws -> EventPage {
+        let names = String(decoding: try JSONEncoder().encode(streams), as: UTF8.self)
+        let events = try await withStorageErrors {
+            try await reader.query(SQLiteSQL.readStreams, [.text(names), .integer(Int(cursor.position)), .integer(max(limit, 0))])
+                .map(Self.decodeEvent)
+        }
+        return EventPage(events: events, next: events.last?.cursor ?? cursor)
+    }
+
     public func streamVersion(_ stream: String) async throws -> Int64 {
         try await withStorageErrors {
             Int64(try await reader.query(SQLiteSQL.streamVersion, [.text(stream)]).first?.column("version")?.integer ?? 0)

@@ -54,6 +54,13 @@ enum SQLiteSQL {
         SELECT \(eventColumns) FROM events WHERE position > ?1 ORDER BY position LIMIT ?2
         """
 
+    /// `readAll` over the streams named by the JSON array ?1 only.
+    static let readStreams = """
+        SELECT \(eventColumns) FROM events
+        WHERE stream_id IN (SELECT value FROM json_each(?1)) AND position > ?2
+        ORDER BY position LIMIT ?3
+        """
+
     static let streamVersion = "SELECT version FROM streams WHERE stream_id = ?1"
 
     static let checkpoint = "SELECT cursor FROM checkpoints WHERE name = ?1"

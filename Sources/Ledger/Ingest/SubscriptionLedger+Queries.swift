@@ -83,15 +83,11 @@ extension SubscriptionLedger {
         return ChainEvaluator(catalog: configuration.catalog).evaluate(document.state, at: at)
     }
 
-    /// The events about a user: their own stream and their chains' streams, in log order after `after`.
+    /// The events about a user: their own stream and the streams of the chains they own now, in log
+    /// order after `after`, paged like the global feed (the same cursors, and an event that commits
+    /// late is not skipped).
     public func userEvents(userId: String, after: EventCursor?, limit: Int) async throws -> EventPage {
-        var events = try await store.readStream(LedgerEventType.userStream(userId))
-        for chain in try await userDocument(userId).state.chains.keys.sorted() {
-            events += try await store.readStream(LedgerEventType.chainStream(chain))
-        }
-        events.sort { $0.position < $1.position }
-        let start = after?.position ?? 0
-        let page = Array(events.filter { $0.position > start }.prefix(max(0, limit)))
-        return EventPage(events: page, next: page.last.map { EventCursor(transaction: 0, position: $0.position) } ?? after ?? .start)
+        let chains = try await userDocument(userId).state.chains.keys.sorted().map(LedgerEventType.chainStream)
+        return try await store.readAll(streams: [LedgerEventType.userStream(userId)] + chains, after: after ?? .start, limit: limit)
     }
 }

@@ -36,6 +36,10 @@ struct PostgresLateCommitTests {
                 // While the slow transaction is open, the later, committed events are held back.
                 let first = try await store.readAll(after: .start, limit: 100)
                 #expect(first.events.allSatisfy { $0.type == "test.happened" })
+                // Also when only some streams are read (a user's events).
+                let someStreams = ["slow", "fast-1", "fast-3"]
+                let firstOfSome = try await store.readAll(streams: someStreams, after: .start, limit: 100)
+                #expect(firstOfSome.events.isEmpty)
 
                 release.continuation.yield()
                 try await group.waitForAll()
@@ -49,6 +53,8 @@ struct PostgresLateCommitTests {
                 // resuming after the highest position it had seen would have skipped it.
                 let resumed = try await readLog(store, after: first.next, atLeast: 7 - first.events.count).events
                 #expect(resumed.map(\.eventID) == Array(all.dropFirst(first.events.count)).map(\.eventID))
+                let some = try await store.readAll(streams: someStreams, after: firstOfSome.next, limit: 100).events
+                #expect(some.map(\.streamID) == ["slow", "fast-1", "fast-3"])
             }
         }
     }

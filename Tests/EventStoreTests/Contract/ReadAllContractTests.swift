@@ -39,6 +39,38 @@ struct ReadAllContractTests {
     }
 
     @Test(arguments: TestDatabases.dialects)
+    func readAllOfSomeStreamsPagesThroughTheirEventsOnlyInOrder(_ dialect: StorageDialect) async throws {
+        try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
+            var wanted: [UUID] = []
+            for index in 0..<25 {
+                let next = event("e", ["i": index])
+                if index % 4 != 2 { wanted.append(next.eventID) }
+                _ = try await fixture.store.append(to: "stream-\(index % 4)", next, expectedVersion: .any)
+            }
+            let streams = ["stream-0", "stream-1", "stream-3", "no-such-stream"]
+            var cursor = EventCursor.start
+            var seen: [RecordedEvent] = []
+            let deadline = ContinuousClock.now + .seconds(30)
+            while seen.count < wanted.count && ContinuousClock.now < deadline {
+                let page = try await fixture.store.readAll(streams: streams, after: cursor, limit: 4)
+                #expect(page.events.count <= 4)
+                if page.events.isEmpty {
+                    #expect(page.next == cursor)
+                    try await Task.sleep(for: .milliseconds(10))
+                    continue
+                }
+                #expect(page.next == page.events.last?.cursor)
+                seen += page.events
+                cursor = page.next
+            }
+            #expect(seen.map(\.eventID) == wanted)
+            #expect(seen.allSatisfy { $0.streamID != "stream-2" })
+            #expect(try await fixture.store.readAll(streams: streams, after: cursor, limit: 4).events.isEmpty)
+            #expect(try await fixture.store.readAll(streams: [], after: .start, limit: 4).events.isEmpty)
+        }
+    }
+
+    @Test(arguments: TestDatabases.dialects)
     func anAppendRaisesTheChangeSignal(_ dialect: StorageDialect) async throws {
         try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
             let before = fixture.store.changes.generation
