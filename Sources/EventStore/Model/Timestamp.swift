@@ -14,9 +14,9 @@ public enum Timestamp {
         Date(timeIntervalSince1970: Double(micros) / 1_000_000)
     }
 
-    /// Whole milliseconds since 1970, rounded down, of a date the store keeps (microsecond precision):
-    /// taken from its whole microseconds, so a date built from them gives the same value however
-    /// it was read back.
+    /// Whole milliseconds since 1970 of a date: its nearest whole microsecond, rounded down to the
+    /// millisecond. A date the store kept (or one parsed from `.123Z`) gives the same value however it
+    /// was built, where `floor(seconds * 1000)` can land a millisecond early on a binary fraction.
     public static func milliseconds(_ date: Date) -> Int64 {
         let micros = micros(date)
         return micros >= 0 ? micros / 1000 : (micros - 999) / 1000

@@ -1,3 +1,4 @@
+import EventStore
 import Foundation
 
 /// Decides a user's entitlements at a moment from their chains and grants: a pure function.
@@ -20,7 +21,7 @@ public struct EntitlementEvaluator: Sendable {
         asOf: Date? = nil,
         position: Int64
     ) -> UserEntitlements {
-        let at = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        let at = Timestamp.milliseconds(date)
         let chainEvaluator = ChainEvaluator(catalog: catalog)
         var subscriptions: [ChainEvaluation] = []
         var candidates: [String: [EntitlementStatus]] = [:]

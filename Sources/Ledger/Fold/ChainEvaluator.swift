@@ -1,3 +1,4 @@
+import EventStore
 import Foundation
 
 /// Evaluates a chain's status at a moment: a pure function of the fold state, the catalog and `at`,
@@ -18,7 +19,7 @@ public struct ChainEvaluator: Sendable {
     /// at `at`. Renewal info (auto-renew, grace period, billing retry) is the latest Apple signed by
     /// `at`. "After `at`" allows a minute for the clocks' difference (`clockSkewAllowance`).
     public func evaluate(_ state: ChainState, at date: Date) -> ChainEvaluation? {
-        let at = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        let at = Timestamp.milliseconds(date)
         // Apple's clock is not ours: what Apple dated up to a minute after `at` counts as by `at`, so
         // a purchase read back at once is never left out for being a few milliseconds "early".
         let known = at + Self.clockSkewAllowance

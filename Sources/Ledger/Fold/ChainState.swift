@@ -22,10 +22,10 @@ public struct ChainState: Codable, Hashable, Sendable {
     /// The latest renewal observation.
     public var renewal: Observed<RenewalObservation>? { renewals.last }
 
-    /// The renewal observation current at `at` (Unix milliseconds): the latest asserted by then, or
-    /// the earliest known when all came later.
+    /// The renewal observation current at `at` (Unix milliseconds): the latest asserted by then; nil
+    /// when Apple had said nothing about the renewal by then.
     public func renewal(at: Int64) -> Observed<RenewalObservation>? {
-        renewals.last { $0.assertedAt <= at } ?? renewals.first
+        renewals.last { $0.assertedAt <= at }
     }
 
     /// Folds in one transaction observation from event `eventID`.
@@ -53,11 +53,6 @@ public struct ChainState: Codable, Hashable, Sendable {
         for renewal in fact.renewals where renewal.originalTransactionId == originalTransactionId {
             apply(renewal, eventID: eventID)
         }
-    }
-
-    /// The transaction that decides the chain's status now: see `governingTransaction(at:)`.
-    public var governingTransaction: TransactionObservation? {
-        governingTransaction(at: Int64.max)
     }
 
     /// The transaction that decides the chain's status at `at` (Unix milliseconds): of those purchased

@@ -166,11 +166,11 @@ public final class SubscriptionLedger: Sendable {
     /// Without it the validator's default secret is sent. Either way the receipt's app must be
     /// configured and accept the environment verifyReceipt answered from; nothing is recorded otherwise.
     public func submitReceipt(userId: String, receiptData: String, bundleId requested: String? = nil, context: IngestContext) async throws -> UserEntitlements {
-        guard let validator = receiptValidator else {
-            throw LedgerError(.receiptValidationUnavailable, "no verifyReceipt client is configured")
-        }
         guard !receiptData.allSatisfy(\.isWhitespace) else {
             throw LedgerError(.malformedBody, "receipt_data must hold the app's base64 receipt")
+        }
+        guard let validator = receiptValidator else {
+            throw LedgerError(.receiptValidationUnavailable, "no verifyReceipt client is configured")
         }
         if let requested, verifier.app(bundleId: requested) == nil {
             throw LedgerError(.unknownApp, "bundle id \(requested) is not a configured app")
@@ -394,7 +394,7 @@ public final class SubscriptionLedger: Sendable {
     }
 
     static func milliseconds(_ date: Date) -> Int64 {
-        Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        Timestamp.milliseconds(date)
     }
 
     static func sha256(_ data: Data) -> String {

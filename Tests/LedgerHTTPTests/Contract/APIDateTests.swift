@@ -1,3 +1,4 @@
+import EventStore
 import Foundation
 @testable import LedgerHTTP
 import Testing
@@ -17,6 +18,18 @@ struct APIDateTests {
             if APIDate.string(date) != expected { mismatches.append("\(milliseconds): \(APIDate.string(date)) vs \(expected)") }
         }
         #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
+    }
+
+    /// `at` and `as_of` are compared in whole milliseconds with stored times: every `.SSS` a client
+    /// sends must come back as exactly that millisecond (`floor(seconds * 1000)` lost one for some).
+    @Test func everyMillisecondOfAParsedDateIsTheOneSent() throws {
+        let base = try #require(APIDate.parse("2026-11-21T10:00:00Z"))
+        var wrong: [Int] = []
+        for milliseconds in 0..<1000 {
+            let parsed = try #require(APIDate.parse("2026-11-21T10:00:00.\(String(format: "%03d", milliseconds))Z"))
+            if Timestamp.milliseconds(parsed) != Timestamp.milliseconds(base) + Int64(milliseconds) { wrong.append(milliseconds) }
+        }
+        #expect(wrong.isEmpty, "\(wrong.prefix(10))")
     }
 
     @Test func aMillisecondTheStyleTruncatedIsWrittenAsSent() {

@@ -73,6 +73,18 @@ struct PointInTimeTests {
         }
     }
 
+    /// Renewal info describes the moment Apple signed it: before the first, nothing was known.
+    @Test func renewalInfoCountsFromWhenAppleSignedIt() async throws {
+        try await H.run { h in
+            try await h.submit(user: "u1", H.transaction("1000", purchased: 0, expires: 30), at: 0)
+            try await h.notify(.didChangeRenewalStatus, .autoRenewEnabled, renewal: H.renewal(autoRenew: true, signed: 5), at: 5)
+            try await h.notify(.didChangeRenewalStatus, .autoRenewDisabled, renewal: H.renewal(autoRenew: false, signed: 10), at: 10)
+            #expect(try await h.chain(at: 3)?.willRenew == false)
+            #expect(try await h.chain(at: 6)?.willRenew == true)
+            #expect(try await h.chain(at: 11)?.willRenew == false)
+        }
+    }
+
     @Test func aRefundCountsFromItsDate() async throws {
         try await H.run { h in
             try await h.submit(user: "u1", H.transaction("1000", purchased: 0, expires: 30), at: 0)
