@@ -63,8 +63,11 @@ start_throwaway_postgres() {
   PG_PORT=$(free_port)
   run_pg "$PG_BIN/initdb" -D "$PG_DATA_ROOT/data" -U subledger --auth=trust -E UTF8 --no-locale \
     >"$PG_DATA_ROOT/initdb.log" 2>&1 || { cat "$PG_DATA_ROOT/initdb.log" >&2; return 1; }
+  # Swift Testing runs the PostgreSQL tests at once, each with its own pool (up to 10 connections)
+  # and schema: a run was seen at 205 connections, past the default limit, and the tests that could
+  # not connect failed with storage_unavailable. 500 leaves room.
   run_pg "$PG_BIN/pg_ctl" -D "$PG_DATA_ROOT/data" -l "$PG_DATA_ROOT/server.log" -w \
-    -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $PG_DATA_ROOT -c max_connections=200" start >/dev/null \
+    -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $PG_DATA_ROOT -c max_connections=500" start >/dev/null \
     || { cat "$PG_DATA_ROOT/server.log" >&2; return 1; }
   run_pg "$PG_BIN/createdb" -h 127.0.0.1 -p "$PG_PORT" -U subledger subledger_test
   export PG_BIN PG_PORT
