@@ -14,21 +14,8 @@ struct ReadAllContractTests {
                 appended.append(next.eventID)
                 _ = try await fixture.store.append(to: "stream-\(index % 4)", next, expectedVersion: .any)
             }
-            var cursor = EventCursor.start
-            var seen: [RecordedEvent] = []
-            let deadline = ContinuousClock.now + .seconds(30)
-            while seen.count < appended.count && ContinuousClock.now < deadline {
-                let page = try await fixture.store.readAll(after: cursor, limit: 7)
-                #expect(page.events.count <= 7)
-                if page.events.isEmpty {
-                    // PostgreSQL may hold events back while another test's transaction is open.
-                    #expect(page.next == cursor)
-                    try await Task.sleep(for: .milliseconds(10))
-                    continue
-                }
-                #expect(page.next == page.events.last?.cursor)
-                seen += page.events
-                cursor = page.next
+            let (seen, cursor) = try await Self.page(until: appended.count, limit: 7) { cursor, limit in
+                try await fixture.store.readAll(after: cursor, limit: limit)
             }
             #expect(seen.map(\.eventID) == appended)
             #expect(seen.map(\.cursor) == seen.map(\.cursor).sorted())
@@ -48,20 +35,8 @@ struct ReadAllContractTests {
                 _ = try await fixture.store.append(to: "stream-\(index % 4)", next, expectedVersion: .any)
             }
             let streams = ["stream-0", "stream-1", "stream-3", "no-such-stream"]
-            var cursor = EventCursor.start
-            var seen: [RecordedEvent] = []
-            let deadline = ContinuousClock.now + .seconds(30)
-            while seen.count < wanted.count && ContinuousClock.now < deadline {
-                let page = try await fixture.store.readAll(streams: streams, after: cursor, limit: 4)
-                #expect(page.events.count <= 4)
-                if page.events.isEmpty {
-                    #expect(page.next == cursor)
-                    try await Task.sleep(for: .milliseconds(10))
-                    continue
-                }
-                #expect(page.next == page.events.last?.cursor)
-                seen += page.events
-                cursor = page.next
+            let (seen, cursor) = try await Self.page(until: wanted.count, limit: 4) { cursor, limit in
+                try await fixture.store.readAll(streams: streams, after: cursor, limit: limit)
             }
             #expect(seen.map(\.eventID) == wanted)
             #expect(seen.allSatisfy { $0.streamID != "stream-2" })
@@ -85,5 +60,29 @@ struct ReadAllContractTests {
             }
             #expect(fixture.store.changes.generation > before)
         }
+    }
+
+    /// Pages with `read` from the start until `count` events came (or 30 s passed), checking each page
+    /// keeps to `limit` and ends at its last event's cursor; returns the events and the last cursor.
+    private static func page(
+        until count: Int, limit: Int, _ read: (EventCursor, Int) async throws -> EventPage
+    ) async throws -> (events: [RecordedEvent], cursor: EventCursor) {
+        var cursor = EventCursor.start
+        var seen: [RecordedEvent] = []
+        let deadline = ContinuousClock.now + .seconds(30)
+        while seen.count < count && ContinuousClock.now < deadline {
+            let page = try await read(cursor, limit)
+            #expect(page.events.count <= limit)
+            if page.events.isEmpty {
+                // PostgreSQL may hold events back while another test's transaction is open.
+                #expect(page.next == cursor)
+                try await Task.sleep(for: .milliseconds(10))
+                continue
+            }
+            #expect(page.next == page.events.last?.cursor)
+            seen += page.events
+            cursor = page.next
+        }
+        return (seen, cursor)
     }
 }
