@@ -33,8 +33,8 @@ public struct EntitlementEvaluator: Sendable {
             // Entitlements once granted by an older product of the chain are listed, inactive (products
             // bought after `at` had granted nothing yet).
             var ever = current
-            for transaction in chain.transactions.values where transaction.value.purchaseDate <= at + ChainEvaluator.clockSkewAllowance {
-                ever.formUnion(catalog.entitlements(of: transaction.value.productId))
+            for transaction in chain.transactions(boughtBy: ChainEvaluator.knownBy(at)) {
+                ever.formUnion(catalog.entitlements(of: transaction.productId))
             }
             for id in ever {
                 let granting = current.contains(id) && grants

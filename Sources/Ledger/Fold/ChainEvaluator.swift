@@ -22,7 +22,7 @@ public struct ChainEvaluator: Sendable {
         let at = Timestamp.milliseconds(date)
         // Apple's clock is not ours: what Apple dated up to a minute after `at` counts as by `at`, so
         // a purchase read back at once is never left out for being a few milliseconds "early".
-        let known = at + Self.clockSkewAllowance
+        let known = Self.knownBy(at)
         guard let governing = state.governingTransaction(at: known) else { return nil }
         let renewal = state.renewal(at: known)?.value
         let expiry = expiry(of: governing)
@@ -65,6 +65,11 @@ public struct ChainEvaluator: Sendable {
 
     /// How far (milliseconds) Apple's dates may run ahead of `at` and still count as known by then.
     static let clockSkewAllowance: Int64 = 60_000
+
+    /// The latest of Apple's dates that counts as by `at` (Unix milliseconds).
+    static func knownBy(_ at: Int64) -> Int64 {
+        at + clockSkewAllowance
+    }
 
     /// A revocation is Family Sharing's when Apple says so (`revocationType`, from App Store Server
     /// Notifications 2.20) or, without that field, when the transaction was shared: a family member's

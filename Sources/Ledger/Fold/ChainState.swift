@@ -19,9 +19,6 @@ public struct ChainState: Codable, Hashable, Sendable {
         self.renewals = []
     }
 
-    /// The latest renewal observation.
-    public var renewal: Observed<RenewalObservation>? { renewals.last }
-
     /// The renewal observation current at `at` (Unix milliseconds): the latest asserted by then; nil
     /// when Apple had said nothing about the renewal by then.
     public func renewal(at: Int64) -> Observed<RenewalObservation>? {
@@ -55,13 +52,18 @@ public struct ChainState: Codable, Hashable, Sendable {
         }
     }
 
+    /// The transactions bought by `at` (Unix milliseconds): the only ones that say anything about it.
+    public func transactions(boughtBy at: Int64) -> some Sequence<TransactionObservation> {
+        transactions.values.lazy.map(\.value).filter { $0.purchaseDate <= at }
+    }
+
     /// The transaction that decides the chain's status at `at` (Unix milliseconds): of those purchased
     /// by then, the one with the latest purchase date, then a non-upgraded one, then the latest
     /// expiry, then the highest transaction id. A transaction bought after `at` says nothing about
     /// `at`; nil when none was bought by then. On an upgrade Apple sends only the new transaction,
     /// and the old period can show a later expiry, so expiry alone would pick the wrong one.
     public func governingTransaction(at: Int64) -> TransactionObservation? {
-        transactions.values.lazy.map(\.value).filter { $0.purchaseDate <= at }.max { lhs, rhs in
+        transactions(boughtBy: at).max { lhs, rhs in
             (lhs.purchaseDate, lhs.isUpgraded ? 0 : 1, lhs.expiresDate ?? Int64.min, lhs.transactionId.count, lhs.transactionId)
                 < (rhs.purchaseDate, rhs.isUpgraded ? 0 : 1, rhs.expiresDate ?? Int64.min, rhs.transactionId.count, rhs.transactionId)
         }

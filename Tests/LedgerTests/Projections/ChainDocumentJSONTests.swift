@@ -50,7 +50,7 @@ struct ChainDocumentJSONTests {
         let decoded = try JSONDecoder().decode(ChainDocument.self, from: Data(text.utf8))
         #expect(scanned == decoded)
         #expect(scanned.state.renewals.map(\.eventID) == ["e1"])
-        #expect(scanned.state.renewal?.value.autoRenewStatus == true)
+        #expect(scanned.state.renewals.last?.value.autoRenewStatus == true)
         #expect(String(decoding: scanned.encodedJSON(), as: UTF8.self).contains(#""renewals":[{"assertedAt":5"#))
     }
 
