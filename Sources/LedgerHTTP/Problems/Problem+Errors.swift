@@ -8,8 +8,9 @@ import NIOCore
 extension Problem {
     /// The problem to answer for any error a route throws, with a stable code.
     ///
-    /// Verification failures are the client's (400); a database that cannot be reached is transient
-    /// (503, so Apple retries); Apple's servers being unreachable is 502.
+    /// Verification failures are the client's (400), a verifier the server cannot use is its own
+    /// (500); a database that cannot be reached is transient (503, so Apple retries); Apple's servers
+    /// being unreachable is 502.
     public init(_ error: any Error) {
         switch error {
         case let problem as Problem:
@@ -20,6 +21,10 @@ extension Problem {
                 self.init(status: .badGateway, code: "apple_unavailable", title: "Apple unavailable", detail: error.message)
             case .inputTooLarge:
                 self.init(status: .contentTooLarge, code: "payload_too_large", title: "Payload too large", detail: error.message)
+            case .invalidConfiguration, .invalidTrustAnchor:
+                // The server's own verifier setup, not the input: a 500, so a webhook's body is not
+                // filed as a rejection and Apple retries once it is mended.
+                self.init(status: .internalServerError, code: error.code.rawValue, title: "Verifier misconfigured", detail: error.message)
             default:
                 self.init(status: .badRequest, code: error.code.rawValue, title: "Verification failed", detail: error.message)
             }

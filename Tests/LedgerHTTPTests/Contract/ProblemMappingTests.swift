@@ -1,0 +1,30 @@
+import AppStore
+import EventStore
+import Ledger
+import Testing
+
+@testable import LedgerHTTP
+
+/// Every typed error reaches the client with a stable code and the status that says whose fault it
+/// is: the input's (4xx, and a webhook files it as a rejection), the server's (500), or a dependency's
+/// that a retry may fix (502, 503).
+struct ProblemMappingTests {
+    @Test(arguments: [
+        (AppStoreError(.invalidSignature, "x") as any Error, 400, "invalid_signature"),
+        (AppStoreError(.malformedBody, "x"), 400, "malformed_body"),
+        (AppStoreError(.inputTooLarge, "x"), 413, "payload_too_large"),
+        (AppStoreError(.invalidConfiguration, "x"), 500, "invalid_configuration"),
+        (AppStoreError(.invalidTrustAnchor, "x"), 500, "invalid_trust_anchor"),
+        (AppStoreError(.appleUnavailable, "x"), 502, "apple_unavailable"),
+        (LedgerError(.invalidPassword, "x"), 401, "invalid_password"),
+        (LedgerError(.linkConflict, "x"), 409, "link_conflict"),
+        (LedgerError(.unknownEntitlement, "x"), 400, "unknown_entitlement"),
+        (EventStoreError(.storageUnavailable, "x"), 503, "storage_unavailable"),
+    ])
+    func errorsMapToAStatusAndAStableCode(error: any Error, status: Int, code: String) {
+        let problem = Problem(error)
+        #expect(problem.statusCode == status)
+        #expect(problem.code == code)
+        #expect(problem.type == "https://subledger.dev/problems/\(code)")
+    }
+}
