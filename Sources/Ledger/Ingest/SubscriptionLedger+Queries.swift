@@ -56,16 +56,16 @@ extension SubscriptionLedger {
         }
         var chains: [String: ChainState] = [:]
         for chain in user.chains.keys.sorted() {
-            var state = ChainState(originalTransactionId: chain)
+            chains[chain] = ChainState(originalTransactionId: chain)
             for event in try await store.readStream(LedgerEventType.chainStream(chain)) {
                 let projectable = try ProjectableEvent(event)
                 guard projectable.recordedAt <= cutoff else { break }
-                if case .fact(let fact) = projectable.body { state.apply(fact, eventID: projectable.eventID) }
+                if case .fact = projectable.body { facts.append(projectable) }
                 position = max(position, projectable.position)
             }
-            chains[chain] = state
         }
-        // Receipts recorded on the user's stream carry observations for the user's chains too.
+        // As the live projector does, each fact counts for every chain it names: a receipt on the
+        // user's stream, or a V1 notification (kept on one chain's stream) naming the user's others.
         for projectable in facts {
             guard case .fact(let fact) = projectable.body else { continue }
             for chain in Set(fact.transactions.map(\.originalTransactionId) + fact.renewals.map(\.originalTransactionId)) where chains[chain] != nil {

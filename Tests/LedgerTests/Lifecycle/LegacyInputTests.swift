@@ -11,9 +11,9 @@ import Testing
 struct LegacyInputTests {
     typealias H = LedgerHarness
 
-    static func entry(_ id: String, purchased: Double, expires: Double, cancelled: Double? = nil) -> LegacyInAppTransaction {
+    static func entry(_ id: String, original: String = "2000", purchased: Double, expires: Double, cancelled: Double? = nil) -> LegacyInAppTransaction {
         LegacyInAppTransaction(
-            quantity: "1", productId: "pro.monthly", transactionId: id, originalTransactionId: "2000",
+            quantity: "1", productId: "pro.monthly", transactionId: id, originalTransactionId: original,
             purchaseDate: Day.apple(purchased), originalPurchaseDate: Day.apple(0), expiresDate: Day.apple(expires),
             cancellationDate: cancelled.map(Day.apple), cancellationReason: cancelled == nil ? nil : "0",
             isTrialPeriod: LegacyFlag(rawValue: "false"), isUpgraded: nil
@@ -54,6 +54,25 @@ struct LegacyInputTests {
             let cancelled = try #require(try await h.entitlement("pro", of: "u1", at: 41))
             #expect(cancelled.status == "refunded")
             #expect(!cancelled.active)
+        }
+    }
+
+    /// A V1 notification's receipt lists every subscription of the account; it is kept on the stream
+    /// of the latest one only. What the ledger knew (`as_of`) must still count it for the others.
+    @Test func asOfCountsAV1NotificationForEverySubscriptionItNames() async throws {
+        try await H.run { h in
+            for chain in ["2000", "3000"] {
+                _ = try await h.ledger.link(userId: "u1", originalTransactionId: chain, source: "submit", context: .init(source: "test"))
+            }
+            h.clock.set(Day.date(5))
+            _ = try await h.ledger.ingestNotificationV1(body: try Self.v1Body(.initialBuy, entries: [
+                Self.entry("2000", purchased: 0, expires: 30), Self.entry("3000", original: "3000", purchased: 5, expires: 35),
+            ]), context: .init(source: "test"))
+            let live = try await h.ledger.entitlements(userId: "u1", at: Day.date(6))
+            let known = try await h.ledger.entitlements(userId: "u1", asOf: Day.date(6))
+            #expect(live.subscriptions.map(\.originalTransactionId) == ["2000", "3000"])
+            #expect(known.subscriptions == live.subscriptions)
+            #expect(known.entitlements == live.entitlements)
         }
     }
 
