@@ -1,4 +1,5 @@
 import AppStore
+import EventStore
 import Foundation
 
 /// The metadata stored with each event: when and where it arrived and how it was verified.
@@ -16,13 +17,13 @@ struct EventMetadata: Codable, Sendable {
     var verification: Verification?
 
     init(receivedAt: Date, context: IngestContext, facts: VerificationFacts? = nil) {
-        self.receivedAt = Int64((receivedAt.timeIntervalSince1970 * 1000).rounded(.down))
+        self.receivedAt = Timestamp.milliseconds(receivedAt)
         self.source = context.source
         self.requestId = context.requestID
         self.verification = facts.map {
             Verification(
                 leafFingerprint: $0.leafCertificateFingerprint,
-                effectiveTime: Int64(($0.effectiveDate.timeIntervalSince1970 * 1000).rounded(.down)),
+                effectiveTime: Timestamp.milliseconds($0.effectiveDate),
                 environment: $0.environment.rawValue,
                 signatureVerified: $0.isSignatureVerified
             )

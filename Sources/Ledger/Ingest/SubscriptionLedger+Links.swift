@@ -97,7 +97,7 @@ extension SubscriptionLedger {
         guard expiresAt > now else { throw LedgerError(.malformedBody, "expires_at must be in the future") }
         let grant = ManualGrant(
             grantId: UUID.random().lowercaseString, userId: userId, entitlement: entitlement,
-            expiresAt: Self.milliseconds(expiresAt), reason: reason, at: Self.milliseconds(now)
+            expiresAt: Timestamp.milliseconds(expiresAt), reason: reason, at: Timestamp.milliseconds(now)
         )
         try await appendGrant(.grant(grant), type: LedgerEventType.entitlementGranted, record: grant, now: now, context: context)
         return grant
@@ -106,7 +106,7 @@ extension SubscriptionLedger {
     /// Revokes an earlier manual grant.
     public func revokeGrant(userId: String, grantId: String, reason: String, context: IngestContext) async throws {
         let now = clock.now()
-        let revoke = ManualGrant(grantId: grantId, userId: userId, entitlement: "", expiresAt: nil, reason: reason, at: Self.milliseconds(now))
+        let revoke = ManualGrant(grantId: grantId, userId: userId, entitlement: "", expiresAt: nil, reason: reason, at: Timestamp.milliseconds(now))
         try await appendGrant(.revoke(revoke), type: LedgerEventType.entitlementRevoked, record: revoke, now: now, context: context)
     }
 

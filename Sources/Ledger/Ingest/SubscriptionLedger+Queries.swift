@@ -38,7 +38,7 @@ extension SubscriptionLedger {
     /// events recorded up to then, evaluated at `at` (by default `asOf` itself): "what did we believe
     /// on the 1st about the 25th".
     public func entitlements(userId: String, asOf: Date, at: Date? = nil) async throws -> UserEntitlements {
-        let cutoff = Self.milliseconds(asOf)
+        let cutoff = Timestamp.milliseconds(asOf)
         var user = UserState(userId: userId)
         var position: Int64 = 0
         var facts: [ProjectableEvent] = []

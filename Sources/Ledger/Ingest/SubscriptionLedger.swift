@@ -54,7 +54,7 @@ public final class SubscriptionLedger: Sendable {
         let now = clock.now()
         let verified = try await LedgerMetrics.timed(metrics.notificationVerification) { try await verifier.verifyNotificationBody(body, now: now) }
         let payload = verified.payload
-        let signedDate = payload.signedDate?.millisecondsSince1970 ?? Self.milliseconds(now)
+        let signedDate = payload.signedDate?.millisecondsSince1970 ?? Timestamp.milliseconds(now)
         let transaction = verified.transaction.flatMap { Normalizer.observation($0.payload, fallback: signedDate) }
         let renewal = verified.renewalInfo.flatMap { Normalizer.observation($0.payload, fallback: signedDate) }
         let bundleId = payload.data?.bundleId ?? payload.summary?.bundleId ?? payload.appData?.bundleId
@@ -95,7 +95,7 @@ public final class SubscriptionLedger: Sendable {
         }
         let stated = notification.environment ?? notification.unifiedReceipt?.environment
         let environment = try acceptedEnvironment(stated, bundleId: bundleId, of: "V1 notification")
-        let received = Self.milliseconds(now)
+        let received = Timestamp.milliseconds(now)
         let entries = notification.unifiedReceipt?.latestReceiptInfo ?? []
         let transactions = entries.compactMap {
             Normalizer.observation($0, bundleId: bundleId, environment: environment, assertedAt: received, catalog: configuration.catalog)
@@ -130,13 +130,13 @@ public final class SubscriptionLedger: Sendable {
     ) async throws -> UserEntitlements {
         let now = clock.now()
         let verified = try await LedgerMetrics.timed(metrics.transactionVerification) { try await verifier.verifyTransaction(signedTransaction, now: now) }
-        guard let transaction = Normalizer.observation(verified.payload, fallback: Self.milliseconds(now)) else {
+        guard let transaction = Normalizer.observation(verified.payload, fallback: Timestamp.milliseconds(now)) else {
             throw LedgerError(.malformedBody, "the signed transaction lacks a transaction id, product id or purchase date")
         }
         var renewals: [RenewalObservation] = []
         if let signedRenewalInfo {
             let renewal = try await verifier.verifyRenewalInfo(signedRenewalInfo, bundleId: verified.payload.bundleId, now: now)
-            if let observation = Normalizer.observation(renewal.payload, fallback: Self.milliseconds(now)) {
+            if let observation = Normalizer.observation(renewal.payload, fallback: Timestamp.milliseconds(now)) {
                 renewals.append(observation)
             }
         }
@@ -188,7 +188,7 @@ public final class SubscriptionLedger: Sendable {
             throw LedgerError(.bundleMismatch, "the receipt is for \(bundleId), not \(requested)")
         }
         let environment = try acceptedEnvironment(response.environment, bundleId: bundleId, of: "receipt")
-        let asserted = response.receipt?.requestDate?.millisecondsSince1970 ?? Self.milliseconds(now)
+        let asserted = response.receipt?.requestDate?.millisecondsSince1970 ?? Timestamp.milliseconds(now)
         let entries = response.latestReceiptInfo ?? response.receipt?.inApp ?? []
         let transactions = entries.compactMap {
             Normalizer.observation($0, bundleId: bundleId, environment: environment, assertedAt: asserted, catalog: configuration.catalog)
@@ -391,10 +391,6 @@ public final class SubscriptionLedger: Sendable {
     /// the store did not say).
     static func recordedAt(_ event: AppendedEvent, fallback: Date) -> Int64 {
         Timestamp.milliseconds(event.recordedAt ?? fallback)
-    }
-
-    static func milliseconds(_ date: Date) -> Int64 {
-        Timestamp.milliseconds(date)
     }
 
     static func sha256(_ data: Data) -> String {

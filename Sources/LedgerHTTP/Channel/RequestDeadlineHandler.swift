@@ -7,8 +7,8 @@ import NIOHTTPTypes
 ///
 /// The idle timeout closes a client that goes silent; this closes one that sends a byte now and
 /// then (slowloris). The idle timeout counts parsed HTTP parts, not bytes, so a body trickled a
-/// byte at a time refreshes it forever, and a trickled head lasts the whole idle timeout. The clock stops while a request is being
-/// answered, so a long answer such as the NDJSON feed is never cut off.
+/// byte at a time refreshes it forever, and a trickled head lasts the whole idle timeout. The clock
+/// stops while a request is being answered, so a long answer such as the NDJSON feed is never cut off.
 final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart

@@ -245,19 +245,15 @@ public struct LedgerRoutes: Sendable {
         let body = ResponseBody { writer in
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            var cursor = after
-            var next: EventPage? = first
-            while true {
-                let page = if let next { next } else { try await store.readAll(after: cursor, limit: 500) }
-                next = nil
-                if page.events.isEmpty { break }
+            var page = first
+            while !page.events.isEmpty {
                 var buffer = ByteBuffer()
                 for event in page.events {
                     buffer.writeBytes(try encoder.encode(EventBody(event)))
                     buffer.writeInteger(UInt8(ascii: "\n"))
                 }
                 try await writer.write(buffer)
-                cursor = page.next
+                page = try await store.readAll(after: page.next, limit: 500)
             }
             try await writer.finish(nil)
         }
