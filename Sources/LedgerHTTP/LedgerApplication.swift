@@ -36,7 +36,7 @@ public enum LedgerApplication {
         let router = Router(context: LedgerRequestContext.self)
         router.add(middleware: RequestIDMiddleware())
         // Requests by route and status, and their duration (swift-metrics; Prometheus in serve).
-        router.add(middleware: MetricsMiddleware())
+        router.add(middleware: RequestMetricsMiddleware())
         router.add(middleware: ProblemMiddleware())
         HealthRoutes(store: store).register(on: router)
         if let metrics {

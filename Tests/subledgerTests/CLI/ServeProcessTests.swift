@@ -28,6 +28,10 @@ struct ServeProcessTests {
             let metrics = try await httpGet("http://127.0.0.1:\(port)/metrics")
             #expect(metrics.status == 200)
             #expect(metrics.body.contains(#"http_server_request_duration_count{http_route="/health""#))
+            // Requests by route, method and status; no error series where nothing was thrown.
+            #expect(metrics.body.contains(#"hb_requests{http_route="/v1/users/{user_id}/entitlements",http_request_method="GET",http_response_status_code="401"} 1"#))
+            #expect(metrics.body.contains(#"hb_requests{http_route="/v1/users/{user_id}/entitlements",http_request_method="GET",http_response_status_code="200"} 1"#))
+            #expect(!metrics.body.contains("hb_request_errors"))
             // The ledger's own timers report too (they are made once, after the metrics system starts).
             #expect(metrics.body.contains(#"subledger_database_duration_count{operation="read_entitlements"} 1"#))
 

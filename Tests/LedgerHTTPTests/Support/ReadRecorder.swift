@@ -1,0 +1,36 @@
+import Foundation
+import NIOCore
+import Synchronization
+
+/// Records what a raw test connection reads, one entry per read from the socket.
+final class ReadRecorder: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    private let chunks = Mutex<[String]>([])
+
+    var count: Int { chunks.withLock { $0.count } }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let text = String(buffer: unwrapInboundIn(data))
+        chunks.withLock { $0.append(text) }
+    }
+
+    /// Waits until the reads after the first `start` hold a whole answer (its `Content-Length` bytes
+    /// of body), and says in how many reads it came.
+    func waitForAnswer(after start: Int) async throws -> (reads: Int, text: String) {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            let received = chunks.withLock { Array($0.dropFirst(start)) }
+            let text = received.joined()
+            if let split = text.range(of: "\r\n\r\n"),
+               let lengthLine = text[..<split.lowerBound].split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("content-length:") }),
+               let length = Int(lengthLine.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)),
+               text[split.upperBound...].utf8.count >= length {
+                return (received.count, text)
+            }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        throw ReadTimeout()
+    }
+
+    struct ReadTimeout: Error {}
+}
