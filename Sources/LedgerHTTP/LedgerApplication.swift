@@ -45,6 +45,8 @@ public enum LedgerApplication {
         if let ledger {
             LedgerRoutes(ledger: ledger, keys: keys, clock: clock).register(on: router)
         }
+        // Last, so it wraps only the answer for a request no route matched.
+        router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes))
         return router
     }
 

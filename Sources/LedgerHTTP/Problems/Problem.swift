@@ -15,6 +15,8 @@ public struct Problem: Error, Sendable, Codable, Equatable {
     public var detail: String
     /// The stable snake_case code clients branch on.
     public var code: String
+    /// For a 405, the methods the path is served with (the `Allow` header; not in the body).
+    public var allowedMethods: [HTTPRequest.Method] = []
 
     private enum CodingKeys: String, CodingKey {
         case type, title, statusCode = "status", detail, code
@@ -27,6 +29,16 @@ public struct Problem: Error, Sendable, Codable, Equatable {
         self.statusCode = status.code
         self.detail = detail
         self.code = code
+    }
+
+    /// The path is served, but not with this method.
+    public static func methodNotAllowed(_ method: HTTPRequest.Method, allowed: [HTTPRequest.Method]) -> Problem {
+        var problem = Problem(
+            status: .methodNotAllowed, code: "method_not_allowed", title: "Method not allowed",
+            detail: "\(method.rawValue) is not served here; use \(allowed.map(\.rawValue).joined(separator: " or "))"
+        )
+        problem.allowedMethods = allowed
+        return problem
     }
 
     /// The database could not be reached: clients (and Apple) should retry.
@@ -45,6 +57,10 @@ extension Problem: HTTPResponseError {
         if code == "unauthorized" {
             // RFC 9110: a 401 names the scheme the client should use.
             headers[.wwwAuthenticate] = "Bearer"
+        }
+        if !allowedMethods.isEmpty {
+            // RFC 9110: a 405 lists the methods the resource supports.
+            headers[.allow] = allowedMethods.map(\.rawValue).joined(separator: ", ")
         }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(self))))
     }

@@ -195,6 +195,28 @@ struct APIEndToEndTests {
     }
 
     @Test(arguments: TestDatabases.dialects)
+    func aServedPathWithAnotherMethodIs405NamingItsMethodsAndAnUnknownPathIs404(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect) { h in
+            let read = try await h.request(.post, "/v1/users/u1/entitlements", key: H.ingestKey, json: "{}")
+            #expect(read.status == .methodNotAllowed)
+            #expect(read.headers[.allow] == "GET")
+            #expect(read.headers[.contentType] == "application/problem+json")
+            #expect(try h.object(read)["code"] as? String == "method_not_allowed")
+            let webhook = try await h.request(.get, "/v1/apple/notifications/v2")
+            #expect(webhook.status == .methodNotAllowed)
+            #expect(webhook.headers[.allow] == "POST")
+            #expect(try await h.request(.delete, "/v1/users/alice%40x.com/grants", key: H.adminKey).headers[.allow] == "POST")
+            for path in ["/v1/users/u1/nothing", "/v1/users/u1/entitlements/extra", "/v2/events"] {
+                let unknown = try await h.request(.get, path, key: H.readKey)
+                #expect(unknown.status == .notFound, "\(path)")
+                #expect(try h.object(unknown)["code"] as? String == "not_found")
+                #expect(unknown.headers[.allow] == nil)
+            }
+            #expect(try await h.eventCount() == 0)
+        }
+    }
+
+    @Test(arguments: TestDatabases.dialects)
     func atAndAsOfQueriesGrantsAndAnUnknownUser(_ dialect: StorageDialect) async throws {
         try await H.run(dialect) { h in
             _ = try await h.submit(user: "u1", H.transaction("1000", purchased: 0, expires: 30), at: 0)
