@@ -8,6 +8,8 @@ public struct FoldableEvent: Sendable, Hashable {
     public var cursor: EventCursor
     /// Globally unique id of the event.
     public var eventID: UUID
+    /// The stream the event was appended to.
+    public var streamID: String
     /// Event type name.
     public var type: String
     /// Version of the `data` schema for this `type`.
@@ -21,9 +23,10 @@ public struct FoldableEvent: Sendable, Hashable {
     public var position: Int64 { cursor.position }
 
     /// Creates a foldable event; adapters call this when reading rows back.
-    public init(cursor: EventCursor, eventID: UUID, type: String, schemaVersion: Int, data: Data, recordedAt: Date) {
+    public init(cursor: EventCursor, eventID: UUID, streamID: String, type: String, schemaVersion: Int, data: Data, recordedAt: Date) {
         self.cursor = cursor
         self.eventID = eventID
+        self.streamID = streamID
         self.type = type
         self.schemaVersion = schemaVersion
         self.data = data
@@ -33,7 +36,7 @@ public struct FoldableEvent: Sendable, Hashable {
     /// The foldable part of a recorded event.
     public init(_ event: RecordedEvent) {
         self.init(
-            cursor: event.cursor, eventID: event.eventID, type: event.type,
+            cursor: event.cursor, eventID: event.eventID, streamID: event.streamID, type: event.type,
             schemaVersion: event.schemaVersion, data: event.data, recordedAt: event.recordedAt
         )
     }

@@ -554,15 +554,15 @@ public final class PostgresEventStore: EventStore {
             var events: [FoldableEvent] = []
             events.reserveCapacity(max(limit, 0))
             for try await row in try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.readAllForFolding, binds: binds), logger: logger) {
-                var (position, transaction, eventID, type, schema, data, recordedAt) =
-                    try row.decode((Int64, Int64, UUID, String, Int32, ByteBuffer, ByteBuffer).self)
+                var (position, transaction, eventID, streamID, type, schema, data, recordedAt) =
+                    try row.decode((Int64, Int64, UUID, String, String, Int32, ByteBuffer, ByteBuffer).self)
                 // Binary timestamptz: microseconds since 2000-01-01, read exactly (no Double detour).
                 guard let sinceY2K = recordedAt.readInteger(as: Int64.self) else {
                     throw EventStoreError(.databaseError, "recorded_at of event \(position) is not a binary timestamptz")
                 }
                 events.append(FoldableEvent(
                     cursor: EventCursor(transaction: UInt64(transaction), position: position),
-                    eventID: eventID, type: type, schemaVersion: Int(schema),
+                    eventID: eventID, streamID: streamID, type: type, schemaVersion: Int(schema),
                     data: Data(buffer: data), recordedAt: Timestamp.date(micros: sinceY2K + Self.y2kMicros)
                 ))
             }

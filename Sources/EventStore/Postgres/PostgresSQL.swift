@@ -159,7 +159,7 @@ enum PostgresSQL {
 
     /// `readAll` with only what a fold reads; `recorded_at` comes in binary, not through numeric.
     static let readAllForFolding = """
-        SELECT position, tx_id::text::int8, event_id, type, schema_version, data, recorded_at FROM events
+        SELECT position, tx_id::text::int8, event_id, stream_id, type, schema_version, data, recorded_at FROM events
         WHERE (tx_id, position) > ($1::text::xid8, $2)
           AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
         ORDER BY events.tx_id, events.position LIMIT $3

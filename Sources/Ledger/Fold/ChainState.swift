@@ -11,12 +11,17 @@ public struct ChainState: Codable, Hashable, Sendable {
     /// Every renewal observation, oldest first by (assertion time, event id). Renewal info describes
     /// the moment Apple signed it, so evaluating a past moment needs the one current then.
     public var renewals: [Observed<RenewalObservation>]
+    /// The streams besides the chain's own that hold facts about it, sorted: a receipt is kept on
+    /// its submitter's stream, a V1 notification on one of the subscriptions it names. `as_of` reads
+    /// them, since only the chain's own stream is found by its id. Empty for most chains.
+    public var otherStreams: [String]
 
     /// An empty chain.
     public init(originalTransactionId: String) {
         self.originalTransactionId = originalTransactionId
         self.transactions = [:]
         self.renewals = []
+        self.otherStreams = []
     }
 
     /// The renewal observation current at `at` (Unix milliseconds): the latest asserted by then; nil
@@ -42,13 +47,22 @@ public struct ChainState: Codable, Hashable, Sendable {
         renewals.insert(observed, at: index)
     }
 
-    /// Folds in every observation of a fact that belongs to this chain.
-    public mutating func apply(_ fact: AppleFact, eventID: String) {
+    /// Folds in every observation of a fact that belongs to this chain, kept on stream `stream`.
+    public mutating func apply(_ fact: AppleFact, eventID: String, stream: String) {
+        var named = false
         for transaction in fact.transactions where transaction.originalTransactionId == originalTransactionId {
             apply(transaction, eventID: eventID)
+            named = true
         }
         for renewal in fact.renewals where renewal.originalTransactionId == originalTransactionId {
             apply(renewal, eventID: eventID)
+            named = true
+        }
+        if named, stream != LedgerEventType.chainStream(originalTransactionId) {
+            let index = otherStreams.firstIndex { $0 >= stream } ?? otherStreams.count
+            if index == otherStreams.count || otherStreams[index] != stream {
+                otherStreams.insert(stream, at: index)
+            }
         }
     }
 
@@ -70,7 +84,17 @@ public struct ChainState: Codable, Hashable, Sendable {
     }
 
     private enum DecodingKeys: String, CodingKey {
-        case originalTransactionId, transactions, renewals, renewal
+        case originalTransactionId, transactions, renewals, renewal, otherStreams
+    }
+
+    /// Encodes the chain; `otherStreams` only when there are some, so a chain that only its own
+    /// notifications describe reads as it did before the field existed.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: DecodingKeys.self)
+        try container.encode(originalTransactionId, forKey: .originalTransactionId)
+        try container.encode(transactions, forKey: .transactions)
+        try container.encode(renewals, forKey: .renewals)
+        if !otherStreams.isEmpty { try container.encode(otherStreams, forKey: .otherStreams) }
     }
 
     /// Decodes a chain, also as written before renewal history was kept (one `renewal`, the latest).
@@ -83,5 +107,6 @@ public struct ChainState: Codable, Hashable, Sendable {
         } else {
             self.renewals = try container.decodeIfPresent(Observed<RenewalObservation>.self, forKey: .renewal).map { [$0] } ?? []
         }
+        self.otherStreams = try container.decodeIfPresent([String].self, forKey: .otherStreams) ?? []
     }
 }

@@ -76,7 +76,7 @@ extension SubscriptionLedger {
 
     private static func projectable(_ link: UserLink, _ appended: AppendedEvent, now: Date) -> ProjectableEvent {
         ProjectableEvent(
-            eventID: appended.eventID.lowercaseString, position: appended.position,
+            eventID: appended.eventID.lowercaseString, streamID: LedgerEventType.userStream(link.userId), position: appended.position,
             recordedAt: recordedAt(appended, fallback: now), body: .link(link)
         )
     }
@@ -116,7 +116,7 @@ extension SubscriptionLedger {
         _ = try await store.append(to: LedgerEventType.userStream(record.userId), [event], expectedVersion: .any) { result, transaction in
             guard let appended = result?.events.first else { return }
             let projectable = ProjectableEvent(
-                eventID: appended.eventID.lowercaseString, position: appended.position,
+                eventID: appended.eventID.lowercaseString, streamID: LedgerEventType.userStream(record.userId), position: appended.position,
                 recordedAt: Self.recordedAt(appended, fallback: now), body: body
             )
             let touched = [DocumentKey(model: ReadModel.userEntitlements, key: record.userId)]

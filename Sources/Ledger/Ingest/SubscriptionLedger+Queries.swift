@@ -55,21 +55,31 @@ extension SubscriptionLedger {
             }
         }
         var chains: [String: ChainState] = [:]
+        var read: Set<String> = [LedgerEventType.userStream(userId)]
+        var others: Set<String> = []
         for chain in user.chains.keys.sorted() {
             chains[chain] = ChainState(originalTransactionId: chain)
-            for event in try await store.readStream(LedgerEventType.chainStream(chain)) {
+            read.insert(LedgerEventType.chainStream(chain))
+            // The streams besides the chain's own that hold facts about it, as the live document
+            // knows them now (a superset of what was known at `asOf`; the cutoff below applies).
+            if let data = try await store.document(model: ReadModel.subscriptionState, key: chain) {
+                others.formUnion(try ChainDocument.decode(from: data, decoder: JSONDecoder()).state.otherStreams)
+            }
+        }
+        for stream in read.subtracting([LedgerEventType.userStream(userId)]).sorted() + others.subtracting(read).sorted() {
+            for event in try await store.readStream(stream) {
                 let projectable = try ProjectableEvent(event)
                 guard projectable.recordedAt <= cutoff else { break }
                 if case .fact = projectable.body { facts.append(projectable) }
-                position = max(position, projectable.position)
             }
         }
         // As the live projector does, each fact counts for every chain it names: a receipt on the
-        // user's stream, or a V1 notification (kept on one chain's stream) naming the user's others.
+        // user's stream or another's, or a V1 notification (kept on one chain's stream) naming others.
         for projectable in facts {
             guard case .fact(let fact) = projectable.body else { continue }
             for chain in Set(fact.transactions.map(\.originalTransactionId) + fact.renewals.map(\.originalTransactionId)) where chains[chain] != nil {
-                chains[chain]?.apply(fact, eventID: projectable.eventID)
+                chains[chain]?.apply(fact, eventID: projectable.eventID, stream: projectable.streamID)
+                position = max(position, projectable.position)
             }
         }
         let ordered = chains.keys.sorted().compactMap { chains[$0] }

@@ -318,7 +318,7 @@ public final class SubscriptionLedger: Sendable {
             let pending = entry.pending
             if !entry.event.isDuplicate {
                 let projectable = ProjectableEvent(
-                    eventID: entry.event.eventID.lowercaseString, position: entry.event.position,
+                    eventID: entry.event.eventID.lowercaseString, streamID: pending.stream, position: entry.event.position,
                     recordedAt: Self.recordedAt(entry.event, fallback: pending.receivedAt), body: .fact(pending.fact)
                 )
                 try await projector.apply(projectable, to: documents)

@@ -13,7 +13,7 @@ public struct LedgerProjector: Sendable {
             let chains = Set(fact.transactions.map(\.originalTransactionId) + fact.renewals.map(\.originalTransactionId))
             for chain in chains.sorted() {
                 try await documents.updateChain(chain) { document in
-                    document.state.apply(fact, eventID: event.eventID)
+                    document.state.apply(fact, eventID: event.eventID, stream: event.streamID)
                     document.position = max(document.position, event.position)
                 }
             }

@@ -15,6 +15,9 @@ public struct ProjectableEvent: Sendable {
     }
 
     public var eventID: String
+    /// The stream the event was appended to: a chain's document notes the streams besides its own
+    /// that hold facts about it.
+    public var streamID: String
     public var position: Int64
     /// When the store recorded the event, in Unix milliseconds: the stored time whether the event is
     /// read back or was just appended, so a replay folds what the inline projection folded.
@@ -22,8 +25,9 @@ public struct ProjectableEvent: Sendable {
     public var body: Body
 
     /// Creates a projectable event.
-    public init(eventID: String, position: Int64, recordedAt: Int64, body: Body) {
+    public init(eventID: String, streamID: String, position: Int64, recordedAt: Int64, body: Body) {
         self.eventID = eventID
+        self.streamID = streamID
         self.position = position
         self.recordedAt = recordedAt
         self.body = body
@@ -53,6 +57,7 @@ public struct ProjectableEvent: Sendable {
         }
         self.init(
             eventID: event.eventID.lowercaseString,
+            streamID: event.streamID,
             position: event.position,
             recordedAt: Timestamp.milliseconds(event.recordedAt),
             body: body

@@ -66,7 +66,7 @@ struct FoldPermutationTests {
 
     static func fold(_ events: [(String, AppleFact)]) -> ChainState {
         var state = ChainState(originalTransactionId: "1000")
-        for (id, fact) in events { state.apply(fact, eventID: id) }
+        for (id, fact) in events { state.apply(fact, eventID: id, stream: LedgerEventType.chainStream(state.originalTransactionId)) }
         return state
     }
 

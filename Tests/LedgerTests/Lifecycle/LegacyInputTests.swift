@@ -76,6 +76,56 @@ struct LegacyInputTests {
         }
     }
 
+    /// The V1 notification is kept on the stream of its latest subscription, 3000, which u1 does not
+    /// own; it names u1's 2000 too. `as_of` finds it through the streams 2000's document lists.
+    @Test(arguments: TestDatabases.dialects)
+    func asOfCountsAV1NotificationKeptOnASubscriptionTheUserDoesNotOwn(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect: dialect) { h in
+            _ = try await h.ledger.link(userId: "u1", originalTransactionId: "2000", source: "submit", context: .init(source: "test"))
+            h.clock.set(Day.date(5))
+            _ = try await h.ledger.ingestNotificationV1(body: try Self.v1Body(.initialBuy, entries: [
+                Self.entry("2000", purchased: 0, expires: 30), Self.entry("3000", original: "3000", purchased: 5, expires: 35),
+            ]), context: .init(source: "test"))
+            #expect(try await h.store.readStream("subscription-3000").count == 1)
+            let live = try await h.ledger.entitlements(userId: "u1", at: Day.date(6))
+            let known = try await h.ledger.entitlements(userId: "u1", asOf: Day.date(6))
+            #expect(live.subscriptions.map(\.originalTransactionId) == ["2000"])
+            #expect(known.subscriptions == live.subscriptions)
+            #expect(known.entitlements == live.entitlements)
+            #expect(try await h.ledger.entitlements(userId: "u1", asOf: Day.date(4)).entitlements.allSatisfy { !$0.active })
+        }
+    }
+
+    /// Under `keep`, bob's receipt naming alice's subscription is recorded on bob's stream (and his
+    /// claim refused); the live view counts it for alice, and so must what the ledger knew then.
+    @Test(arguments: TestDatabases.dialects)
+    func asOfCountsAnotherUsersReceiptNamingTheUsersSubscription(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect: dialect, policy: .keep) { h in
+            try await h.submit(user: "alice", H.transaction("1000", purchased: 0, expires: 30), at: 0)
+            let renewed = LegacyInAppTransaction(
+                quantity: "1", productId: "pro.monthly", transactionId: "1001", originalTransactionId: "1000",
+                purchaseDate: Day.apple(30), originalPurchaseDate: Day.apple(0), expiresDate: Day.apple(60),
+                isTrialPeriod: LegacyFlag(rawValue: "false")
+            )
+            h.receipts.register(
+                VerifyReceiptResponse(status: 0, environment: .sandbox, receipt: LegacyReceipt(bundleId: H.bundleId, requestDate: Day.apple(31)), latestReceiptInfo: [renewed]),
+                for: "bobs-receipt"
+            )
+            h.clock.set(Day.date(31))
+            await #expect(throws: LedgerError.self) {
+                _ = try await h.ledger.submitReceipt(userId: "bob", receiptData: "bobs-receipt", context: .init(source: "test"))
+            }
+            let live = try await h.ledger.entitlements(userId: "alice", at: Day.date(45))
+            #expect(live.subscriptions.first?.expiresAt == Day.date(60))
+            let known = try await h.ledger.entitlements(userId: "alice", asOf: Day.date(32), at: Day.date(45))
+            #expect(known.subscriptions == live.subscriptions)
+            #expect(known.entitlements == live.entitlements)
+            // Before bob's receipt arrived, the ledger knew only the first month.
+            let earlier = try await h.ledger.entitlements(userId: "alice", asOf: Day.date(30), at: Day.date(45))
+            #expect(earlier.subscriptions.first?.expiresAt == Day.date(30))
+        }
+    }
+
     @Test func v1WithAWrongPasswordIsRefusedAndRecordsNothing() async throws {
         try await H.run { h in
             do {

@@ -73,6 +73,10 @@ struct ChainDocumentJSONTests {
         for renewal in fact.renewals {
             state.apply(renewal, eventID: "e\(random.next() % 100)")
         }
+        // Other streams holding facts about the chain: none (the field is left out), or a few.
+        let streams = ["user-u1", "user-é", "subscription-3000", "user-a/b", "user-\"q\""]
+        state.otherStreams = (0..<Int(random.next() % 4)).map { _ in streams[Int(random.next() % UInt64(streams.count))] }
+        state.otherStreams = Array(Set(state.otherStreams)).sorted()
         return ChainDocument(state: state, position: Int64(random.next() % 1_000_000))
     }
 }

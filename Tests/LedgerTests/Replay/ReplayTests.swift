@@ -3,7 +3,7 @@ import AppStoreTesting
 import EventStore
 import EventStoreTesting
 import Foundation
-import Ledger
+@testable import Ledger
 import Testing
 
 @Suite("Replay rebuilds read models identical to the live ones")
@@ -50,6 +50,38 @@ struct ReplayTests {
             // A second rebuild works too (the swap leaves names ready for the next one).
             _ = try await replayer.rebuild()
             #expect(try await replayer.check().differences.isEmpty)
+        }
+    }
+
+    /// Facts kept on a stream other than their chain's (a V1 notification on its latest
+    /// subscription's stream, a receipt on its submitter's) are noted in the chain's document, and a
+    /// replay notes the same streams.
+    @Test(arguments: TestDatabases.dialects)
+    func chainsNoteTheOtherStreamsHoldingTheirFactsAndReplayNotesTheSame(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect: dialect) { h in
+            h.clock.set(Day.date(5))
+            _ = try await h.ledger.ingestNotificationV1(body: try LegacyInputTests.v1Body(.initialBuy, entries: [
+                LegacyInputTests.entry("2000", purchased: 0, expires: 30),
+                LegacyInputTests.entry("4000", original: "4000", purchased: 5, expires: 35),
+            ]), context: .init(source: "test"))
+            h.receipts.register(
+                VerifyReceiptResponse(status: 0, environment: .sandbox, receipt: LegacyReceipt(bundleId: H.bundleId, requestDate: Day.apple(6)),
+                                      latestReceiptInfo: [LegacyInputTests.entry("2000", purchased: 0, expires: 30)]),
+                for: "daves-receipt"
+            )
+            h.clock.set(Day.date(6))
+            _ = try await h.ledger.submitReceipt(userId: "dave", receiptData: "daves-receipt", context: .init(source: "test"))
+            let chain = try #require(try await h.store.document(model: ReadModel.subscriptionState, key: "2000"))
+            #expect(try ChainDocument.decode(from: chain, decoder: JSONDecoder()).state.otherStreams == ["subscription-4000", "user-dave"])
+            let own = try #require(try await h.store.document(model: ReadModel.subscriptionState, key: "4000"))
+            #expect(try ChainDocument.decode(from: own, decoder: JSONDecoder()).state.otherStreams.isEmpty)
+            // The log is read behind the gate on running transactions, which other tests' may hold.
+            _ = try await readLog(h.store, atLeast: try await h.store.eventCount())
+            let replayer = LedgerReplayer(store: h.store, pageSize: 2)
+            let check = try await replayer.check()
+            #expect(check.differences.isEmpty, "\(check.differences)")
+            _ = try await replayer.rebuild()
+            #expect(try await h.store.document(model: ReadModel.subscriptionState, key: "2000") == chain)
         }
     }
 

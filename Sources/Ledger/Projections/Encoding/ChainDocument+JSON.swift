@@ -18,6 +18,12 @@ extension ChainState {
     fileprivate func write(to writer: inout JSONWriter) {
         writer.beginObject()
         writer.field("originalTransactionId", originalTransactionId)
+        if !otherStreams.isEmpty {
+            writer.key("otherStreams")
+            writer.beginArray()
+            for stream in otherStreams { writer.string(stream) }
+            writer.endArray()
+        }
         writer.key("renewals")
         writer.beginArray()
         for renewal in renewals {

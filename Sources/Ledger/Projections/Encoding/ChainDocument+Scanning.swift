@@ -27,9 +27,12 @@ extension JSONScanner {
         var originalTransactionId: String?
         var renewals: [Observed<RenewalObservation>] = []
         var transactions: [String: Observed<TransactionObservation>]?
+        var otherStreams: [String] = []
         try readObject { scanner, key throws(Unexpected) in
             switch key {
             case "originalTransactionId": originalTransactionId = try scanner.readString()
+            case "otherStreams":
+                try scanner.readArray { scanner throws(Unexpected) in otherStreams.append(try scanner.readString()) }
             case "renewals":
                 try scanner.readArray { scanner throws(Unexpected) in
                     renewals.append(try scanner.readObserved { scanner throws(Unexpected) in try scanner.readRenewal() })
@@ -53,6 +56,7 @@ extension JSONScanner {
         var state = ChainState(originalTransactionId: originalTransactionId)
         state.transactions = transactions
         state.renewals = renewals
+        state.otherStreams = otherStreams
         return state
     }
 
