@@ -55,18 +55,19 @@ extension SubscriptionLedger {
             }
         }
         var chains: [String: ChainState] = [:]
-        var read: Set<String> = [LedgerEventType.userStream(userId)]
+        var chainStreams: [String] = []
         var others: Set<String> = []
         for chain in user.chains.keys.sorted() {
             chains[chain] = ChainState(originalTransactionId: chain)
-            read.insert(LedgerEventType.chainStream(chain))
+            chainStreams.append(LedgerEventType.chainStream(chain))
             // The streams besides the chain's own that hold facts about it, as the live document
             // knows them now (a superset of what was known at `asOf`; the cutoff below applies).
             if let data = try await store.document(model: ReadModel.subscriptionState, key: chain) {
                 others.formUnion(try ChainDocument.decode(from: data, decoder: JSONDecoder()).state.otherStreams)
             }
         }
-        for stream in read.subtracting([LedgerEventType.userStream(userId)]).sorted() + others.subtracting(read).sorted() {
+        others.subtract(chainStreams + [LedgerEventType.userStream(userId)])
+        for stream in chainStreams + others.sorted() {
             for event in try await store.readStream(stream) {
                 let projectable = try ProjectableEvent(event)
                 guard projectable.recordedAt <= cutoff else { break }
