@@ -113,10 +113,11 @@ extension SubscriptionLedger {
     private func appendGrant(_ body: ProjectableEvent.Body, type: String, record: ManualGrant, now: Date, context: IngestContext) async throws {
         let event = try NewEvent.ledger(type: type, body: record, receivedAt: now, context: context)
         let projector = self.projector
-        _ = try await store.append(to: LedgerEventType.userStream(record.userId), [event], expectedVersion: .any) { result, transaction in
+        let stream = LedgerEventType.userStream(record.userId)
+        _ = try await store.append(to: stream, [event], expectedVersion: .any) { result, transaction in
             guard let appended = result?.events.first else { return }
             let projectable = ProjectableEvent(
-                eventID: appended.eventID.lowercaseString, streamID: LedgerEventType.userStream(record.userId), position: appended.position,
+                eventID: appended.eventID.lowercaseString, streamID: stream, position: appended.position,
                 recordedAt: Self.recordedAt(appended, fallback: now), body: body
             )
             let touched = [DocumentKey(model: ReadModel.userEntitlements, key: record.userId)]

@@ -9,6 +9,9 @@ final class ReadRecorder: ChannelInboundHandler, Sendable {
 
     var count: Int { chunks.withLock { $0.count } }
 
+    /// How many `200` status lines the connection has read.
+    var okAnswers: Int { chunks.withLock { $0.joined().components(separatedBy: "HTTP/1.1 200").count - 1 } }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let text = String(buffer: unwrapInboundIn(data))
         chunks.withLock { $0.append(text) }
