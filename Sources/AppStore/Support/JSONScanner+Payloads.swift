@@ -25,9 +25,12 @@ extension JSONScanner {
         return value
     }
 
-    /// Whole milliseconds since 1970, or nil for `null` (Xcode's fractional dates go to `JSONDecoder`).
+    /// Whole milliseconds since 1970, or nil for `null` (Xcode's fractional dates go to `JSONDecoder`,
+    /// and so do counts outside `AppStoreDate.acceptedMilliseconds`, which it refuses).
     mutating func readOptionalDate() throws(Unexpected) -> AppStoreDate? {
-        try readOptionalInt64().map(AppStoreDate.init(millisecondsSince1970:))
+        guard let milliseconds = try readOptionalInt64() else { return nil }
+        guard AppStoreDate.acceptedMilliseconds.contains(milliseconds) else { throw Unexpected() }
+        return AppStoreDate(millisecondsSince1970: milliseconds)
     }
 
     /// An array of strings, or nil for `null`.

@@ -84,8 +84,13 @@ public struct ChainEvaluator: Sendable {
         switch transaction.type {
         case ProductType.nonRenewing:
             if let expires = transaction.expiresDate { return expires }
-            let days = catalog.product(transaction.productId)?.durationDays ?? 0
-            return transaction.purchaseDate + Int64(days) * 86_400_000
+            // Saturating: a fact stored before dates were bounded, or a catalogue built in code with
+            // a huge duration, must read as "far future", not trap the evaluating request.
+            let days = Int64(clamping: catalog.product(transaction.productId)?.durationDays ?? 0)
+            let (span, spanOverflow) = days.multipliedReportingOverflow(by: 86_400_000)
+            let (end, endOverflow) = transaction.purchaseDate.addingReportingOverflow(span)
+            guard !spanOverflow, !endOverflow else { return days < 0 ? .min : .max }
+            return end
         case ProductType.nonConsumable:
             return nil
         case ProductType.consumable:

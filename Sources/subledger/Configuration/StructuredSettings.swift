@@ -49,7 +49,9 @@ enum StructuredSettings {
                 let entitlements = try fields["entitlements"].map { try strings($0, key: "\(key).entitlements") } ?? []
                 var days: Int?
                 if let text = fields["duration_days"]?.string {
-                    guard let number = Int(text), number > 0 else { throw ConfigurationError(key: "\(key).duration_days", message: "must be a positive number of days (got \(text))") }
+                    guard let number = Int(text), (1...36_525).contains(number) else {
+                        throw ConfigurationError(key: "\(key).duration_days", message: "must be a number of days from 1 to 36525 (100 years; got \(text))")
+                    }
                     days = number
                 }
                 catalog[id] = ProductCatalog.Product(entitlements: entitlements, durationDays: days)

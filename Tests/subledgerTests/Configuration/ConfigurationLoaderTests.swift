@@ -165,6 +165,7 @@ struct StructuredConfigurationTests {
         ("apple:\n  apps:\n    - { bundle_id: a, environments: [Staging] }", "apple.apps[0].environments"),
         ("apple:\n  apps:\n    - { bundle_id: a, shared_secret_env: MISSING_SECRET }", "apple.apps[0].shared_secret_env"),
         ("products:\n  p: { entitlements: [pro], duration_days: -3 }", "products.p.duration_days"),
+        ("products:\n  p: { entitlements: [pro], duration_days: 106751991167300 }", "products.p.duration_days"),
         ("products:\n  p: { grants: [pro] }", "products.p.grants"),
         ("auth:\n  keys:\n    - { name: k, scopes: [write], sha256: \"2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824\" }", "auth.keys[0].scopes"),
         ("auth:\n  keys:\n    - { name: k, scopes: [read], sha256: short }", "auth.keys[0].sha256"),

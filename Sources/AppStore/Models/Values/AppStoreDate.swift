@@ -32,35 +32,46 @@ public struct AppStoreDate: Hashable, Comparable, Sendable, Codable, CustomStrin
         Date(timeIntervalSince1970: Double(millisecondsSince1970) / 1000)
     }
 
+    /// The millisecond counts accepted from Apple: up to the end of year 9999 on either side of 1970.
+    /// - Why: Apple's dates are real instants (Xcode's "unknown" is year 1); a count near `Int64.max`
+    ///   is a malformed input, and refusing it here keeps every later sum of dates from overflowing.
+    public static let acceptedMilliseconds: ClosedRange<Int64> = -253_402_300_799_999...253_402_300_799_999
+
     /// Orders instants chronologically.
     public static func < (lhs: AppStoreDate, rhs: AppStoreDate) -> Bool {
         lhs.millisecondsSince1970 < rhs.millisecondsSince1970
     }
 
-    /// Decodes a JSON number of milliseconds (truncating any fractional part) or a string of digits.
+    /// Decodes a JSON number of milliseconds (truncating any fractional part) or a string of digits,
+    /// within `acceptedMilliseconds`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if let whole = try? container.decode(Int64.self) {
-            self.millisecondsSince1970 = whole
-            return
-        }
-        // verifyReceipt and V1 notifications send `*_ms` dates as strings of digits.
-        if let text = try? container.decode(String.self) {
-            guard let whole = Int64(text) else {
+        let whole: Int64
+        if let integer = try? container.decode(Int64.self) {
+            whole = integer
+        } else if let text = try? container.decode(String.self) {
+            // verifyReceipt and V1 notifications send `*_ms` dates as strings of digits.
+            guard let integer = Int64(text) else {
                 throw DecodingError.dataCorruptedError(
                     in: container,
                     debugDescription: "\"\(text)\" is not a millisecond timestamp"
                 )
             }
-            self.millisecondsSince1970 = whole
-            return
+            whole = integer
+        } else {
+            let value = try container.decode(Double.self)
+            guard value.isFinite, let integer = Int64(exactly: value.rounded(.towardZero)) else {
+                throw DecodingError.dataCorruptedError(
+                    in: container,
+                    debugDescription: "\(value) is not a representable millisecond timestamp"
+                )
+            }
+            whole = integer
         }
-        let value = try container.decode(Double.self)
-        let truncated = value.rounded(.towardZero)
-        guard value.isFinite, let whole = Int64(exactly: truncated) else {
+        guard Self.acceptedMilliseconds.contains(whole) else {
             throw DecodingError.dataCorruptedError(
                 in: container,
-                debugDescription: "\(value) is not a representable millisecond timestamp"
+                debugDescription: "\(whole) milliseconds is outside the years Apple's dates can name (up to 9999)"
             )
         }
         self.millisecondsSince1970 = whole
