@@ -39,7 +39,10 @@ struct APIEndToEndTests {
                 renewal: JWSRenewalInfoDecodedPayload(originalTransactionId: "1000", autoRenewProductId: "pro.monthly", productId: "pro.monthly",
                     autoRenewStatus: .on, isInBillingRetryPeriod: true, gracePeriodExpiresDate: Day.apple(66), signedDate: Day.apple(60), environment: .sandbox),
                 at: 60).status == .ok)
-            #expect(try await h.pro("u1", at: 62)?["status"] as? String == "grace_period")
+            let grace = try #require(try await h.pro("u1", at: 62))
+            #expect(grace["status"] as? String == "grace_period")
+            #expect(grace["active"] as? Bool == true)
+            #expect(grace["grace_period_expires_at"] as? String == "2026-03-08T00:00:00.000Z")
             #expect(try await h.pro("u1", at: 67)?["status"] as? String == "billing_retry")
             #expect(try await h.pro("u1", at: 67)?["active"] as? Bool == false)
 
@@ -273,13 +276,7 @@ struct APIEndToEndTests {
             let view = try h.object(try await h.request(.get, "/v1/users/\(encoded)/entitlements?at=\(Day.iso(1))", key: H.readKey))
             #expect(view["user_id"] as? String == user)
             #expect(((view["entitlements"] as? [[String: Any]])?.first?["active"]) as? Bool == true)
-            var events: [Any] = []
-            let deadline = ContinuousClock.now + .seconds(30)
-            while events.isEmpty && ContinuousClock.now < deadline {
-                events = try h.object(try await h.request(.get, "/v1/users/\(encoded)/events", key: H.readKey))["events"] as? [Any] ?? []
-                if events.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
-            }
-            #expect(!events.isEmpty)
+            #expect(try await !h.events(of: encoded, atLeast: 1).isEmpty)
             h.clock.set(Day.date(1))
             let grant = try await h.request(.post, "/v1/users/\(encoded)/grants", key: H.adminKey,
                                              json: #"{"entitlement":"pro","expires_at":"\#(Day.iso(20))","reason":"support"}"#)

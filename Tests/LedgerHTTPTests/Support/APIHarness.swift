@@ -134,6 +134,19 @@ struct APIHarness: Sendable {
         return entitlements.first { $0["id"] as? String == "pro" }
     }
 
+    /// The user's events from `GET /v1/users/{user}/events`, read again until there are at least
+    /// `count` (or 30 s pass): PostgreSQL holds events back while an older transaction anywhere in
+    /// the cluster is open, as the global feed does, so an empty page means "try again".
+    func events(of encodedUser: String, atLeast count: Int) async throws -> [[String: Any]] {
+        var events: [[String: Any]] = []
+        let deadline = ContinuousClock.now + .seconds(30)
+        while events.count < count && ContinuousClock.now < deadline {
+            events = try object(try await request(.get, "/v1/users/\(encodedUser)/events", key: Self.readKey))["events"] as? [[String: Any]] ?? []
+            if events.count < count { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        return events
+    }
+
     /// How many events the store holds (waiting out PostgreSQL's reader gate).
     func eventCount() async throws -> Int {
         try await store.eventCount()

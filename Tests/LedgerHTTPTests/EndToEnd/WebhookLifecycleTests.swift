@@ -1,0 +1,105 @@
+import AppStore
+import AppStoreTesting
+import EventStore
+import EventStoreTesting
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import Testing
+
+/// A subscription told only through Apple's webhooks, over loopback against SQLite and PostgreSQL:
+/// the purchase links its `appAccountToken`, renewal changes and expiry show in the user's view, and
+/// a webhook whose contents the app cannot accept leaves the store untouched.
+@Suite("HTTP webhooks end to end")
+struct WebhookLifecycleTests {
+    typealias H = APIHarness
+
+    /// The user id an `appAccountToken` links (lowercase, as the ledger keeps it).
+    static let token = "6f1c2a8e-3b5d-4c7e-9a0f-1d2e3f4a5b6c"
+
+    static func renewal(autoRenew: AutoRenewStatus, signed day: Double, intent: ExpirationIntent? = nil) -> JWSRenewalInfoDecodedPayload {
+        var renewal = JWSRenewalInfoDecodedPayload(
+            originalTransactionId: "1000", autoRenewProductId: "pro.monthly", productId: "pro.monthly",
+            autoRenewStatus: autoRenew, signedDate: Day.apple(day), environment: .sandbox
+        )
+        renewal.expirationIntent = intent
+        return renewal
+    }
+
+    @Test(arguments: TestDatabases.dialects)
+    func aSubscribedWebhookLinksItsTokenAndAnExpiredOneEndsAccess(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect) { h in
+            var purchase = H.transaction("1000", purchased: 0, expires: 30)
+            purchase.appAccountToken = Self.token
+            let bought = try await h.notify(.subscribed, .initialBuy, transaction: purchase, renewal: Self.renewal(autoRenew: .on, signed: 0), at: 0)
+            #expect(bought.status == .ok)
+            #expect(try h.object(bought)["result"] as? String == "recorded")
+
+            let active = try #require(try await h.pro(Self.token, at: 1))
+            #expect(active["status"] as? String == "active")
+            #expect(active["active"] as? Bool == true)
+            #expect(active["will_renew"] as? Bool == true)
+            #expect(active["original_transaction_id"] as? String == "1000")
+            #expect(active["expires_at"] as? String == "2026-01-31T00:00:00.000Z")
+            let types = try await h.events(of: Self.token, atLeast: 2).compactMap { $0["type"] as? String }
+            #expect(types.contains("apple.notification.v2"))
+            #expect(types.contains("user.linked"))
+
+            _ = try await h.notify(.didChangeRenewalStatus, .autoRenewDisabled, transaction: purchase,
+                                   renewal: Self.renewal(autoRenew: .off, signed: 10), at: 10)
+            let cancelled = try #require(try await h.pro(Self.token, at: 11))
+            #expect(cancelled["status"] as? String == "active")
+            #expect(cancelled["will_renew"] as? Bool == false)
+
+            let expired = try await h.notify(.expired, .voluntary, transaction: purchase,
+                                             renewal: Self.renewal(autoRenew: .off, signed: 30, intent: .customerCancelled), at: 30)
+            #expect(expired.status == .ok)
+            let ended = try #require(try await h.pro(Self.token, at: 31))
+            #expect(ended["status"] as? String == "expired")
+            #expect(ended["active"] as? Bool == false)
+            #expect(ended["will_renew"] as? Bool == false)
+            // Before the expiry the same view still says what was true then.
+            #expect(try await h.pro(Self.token, at: 29)?["status"] as? String == "active")
+        }
+    }
+
+    /// A notification of this app whose signed transaction names an app not configured here, and a
+    /// Sandbox notification for an app that accepts Production only, are refused and kept as rejections.
+    @Test(arguments: TestDatabases.dialects)
+    func aForeignNestedTransactionAndARefusedEnvironmentAppendNothing(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect) { h in
+            let foreign = H.transaction("1000", purchased: 0, expires: 30, bundleId: "com.other.app")
+            let refused = try await h.notify(.subscribed, transaction: foreign, at: 0)
+            #expect(refused.status == .badRequest)
+            #expect(try h.object(refused)["code"] as? String == "unknown_app")
+            #expect(try await h.eventCount() == 0)
+            #expect(try await h.store.rejections(limit: 10).map(\.code) == ["unknown_app"])
+        }
+        try await H.run(dialect, environments: [.production]) { h in
+            let sandbox = try await h.notify(.subscribed, transaction: H.transaction("1000", purchased: 0, expires: 30), at: 0)
+            #expect(sandbox.status == .badRequest)
+            #expect(try h.object(sandbox)["code"] as? String == "environment_not_accepted")
+            #expect(try await h.eventCount() == 0)
+            #expect(try await h.store.rejections(limit: 10).map(\.code) == ["environment_not_accepted"])
+        }
+    }
+
+    /// A date past year 9999 is no instant Apple sends: the input is malformed and nothing is
+    /// appended, whether it came signed (V2) or with the shared secret (V1).
+    @Test(arguments: TestDatabases.dialects)
+    func aDateBeyondYear9999IsMalformedAndAppendsNothing(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect) { h in
+            var signed = H.transaction("1000", purchased: 0, expires: 30)
+            signed.purchaseDate = AppStoreDate(millisecondsSince1970: 9_223_372_036_854_775_000)
+            let v2 = try await h.notify(.subscribed, transaction: signed, at: 0)
+            #expect(v2.status == .badRequest)
+            #expect(try h.object(v2)["code"] as? String == "invalid_payload")
+
+            let v1 = try await h.request(.post, "/v1/apple/notifications/v1", json: #"{"notification_type":"INITIAL_BUY","password":"s3cret","environment":"Sandbox","bid":"com.example.app","unified_receipt":{"environment":"Sandbox","status":0,"latest_receipt_info":[{"quantity":"1","product_id":"pro.monthly","transaction_id":"5000","original_transaction_id":"5000","purchase_date_ms":"9223372036854775000"}]}}"#)
+            #expect(v1.status == .badRequest)
+            #expect(try h.object(v1)["code"] as? String == "malformed_body")
+            #expect(try await h.eventCount() == 0)
+            #expect(try await h.request(.get, "/v1/users/u1/entitlements", key: H.readKey).status == .ok)
+        }
+    }
+}
