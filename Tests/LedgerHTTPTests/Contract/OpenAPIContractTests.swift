@@ -11,11 +11,15 @@ import Yams
 
 @Suite("docs/openapi.yaml matches the router")
 struct OpenAPIContractTests {
-    @Test func everyRouteInTheRouterIsInTheSpecAndEveryPathInTheSpecIsRouted() async throws {
+    static func spec() throws -> [String: Any] {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()
         let text = try String(contentsOf: root.appendingPathComponent("docs/openapi.yaml"), encoding: .utf8)
-        let spec = try #require(try Yams.load(yaml: text) as? [String: Any])
+        return try #require(try Yams.load(yaml: text) as? [String: Any])
+    }
+
+    @Test func everyRouteInTheRouterIsInTheSpecAndEveryPathInTheSpecIsRouted() async throws {
+        let spec = try Self.spec()
         #expect(spec["openapi"] as? String == "3.1.0")
         let paths = try #require(spec["paths"] as? [String: [String: Any]])
         let documented = Set(paths.flatMap { path, operations in operations.keys.map { "\($0) \(path)" } })
@@ -30,6 +34,44 @@ struct OpenAPIContractTests {
             #expect(routed.count == 12)
             #expect(routed.subtracting(documented).isEmpty, "routes missing from docs/openapi.yaml: \(routed.subtracting(documented).sorted())")
             #expect(documented.subtracting(routed).isEmpty, "documented but not routed: \(documented.subtracting(routed).sorted())")
+        }
+    }
+
+    /// The bodies the server writes carry exactly the fields their schemas list, every one of them
+    /// required (absent ones are written as null): a field renamed or dropped on either side fails here.
+    @Test func responseBodiesCarryExactlyTheFieldsTheirSchemasRequire() async throws {
+        let schemas = try #require((try Self.spec()["components"] as? [String: Any])?["schemas"] as? [String: [String: Any]])
+        let fields = schemas.mapValues { schema in
+            (properties: Set((schema["properties"] as? [String: Any] ?? [:]).keys), required: Set(schema["required"] as? [String] ?? []))
+        }
+        @Sendable func check(_ body: [String: Any], is name: String) {
+            let (properties, required) = fields[name] ?? ([], [])
+            #expect(!properties.isEmpty, "\(name) is not a schema with properties in the spec")
+            #expect(Set(body.keys) == properties, "\(name): the server wrote \(body.keys.sorted()), the spec lists \(properties.sorted())")
+            #expect(required == properties, "\(name): not required in the spec: \(properties.subtracting(required).sorted())")
+        }
+        try await APIHarness.run(.sqlite) { h in
+            _ = try await h.submit(user: "u1", APIHarness.transaction("1000", purchased: 0, expires: 30), at: 0)
+            let grant = try await h.request(.post, "/v1/users/u1/grants", key: APIHarness.adminKey,
+                                            json: #"{"entitlement":"basic","expires_at":"\#(Day.iso(20))","reason":"support"}"#)
+            #expect(grant.status == .created)
+            check(try h.object(grant), is: "Grant")
+
+            let view = try h.object(try await h.request(.get, "/v1/users/u1/entitlements", key: APIHarness.readKey))
+            check(view, is: "EntitlementView")
+            let entitlements = view["entitlements"] as? [[String: Any]] ?? []
+            #expect(Set(entitlements.compactMap { $0["source"] as? String }) == ["app_store", "grant"])
+            for entitlement in entitlements { check(entitlement, is: "Entitlement") }
+            let subscriptions = view["subscriptions"] as? [[String: Any]] ?? []
+            #expect(subscriptions.count == 1)
+            for subscription in subscriptions { check(subscription, is: "Subscription") }
+            check(try h.object(try await h.request(.get, "/v1/subscriptions/1000", key: APIHarness.readKey)), is: "Subscription")
+
+            let page = try h.object(try await h.request(.get, "/v1/events", key: APIHarness.readKey))
+            check(page, is: "EventPage")
+            let events = page["events"] as? [[String: Any]] ?? []
+            #expect(events.count >= 2)
+            for event in events { check(event, is: "Event") }
         }
     }
 }
