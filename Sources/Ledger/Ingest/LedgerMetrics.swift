@@ -15,6 +15,16 @@ struct LedgerMetrics: Sendable {
     let append = Self.timer("subledger_database_duration", operation: "append")
     /// One entitlement read from the read models.
     let readEntitlements = Self.timer("subledger_database_duration", operation: "read_entitlements")
+    /// One `as_of` query: the user's and their chains' streams read and folded up to the cutoff.
+    let readAsOf = Self.timer("subledger_database_duration", operation: "read_as_of")
+    /// One chain read from the read models.
+    let readChain = Self.timer("subledger_database_duration", operation: "read_chain")
+    /// One page of a user's events.
+    let readUserEvents = Self.timer("subledger_database_duration", operation: "read_user_events")
+    /// One page of the global event log (a JSON page, or one of the NDJSON feed's pages).
+    let readEvents = Self.timer("subledger_database_duration", operation: "read_events")
+    /// One manual grant or revocation, appended and projected in its transaction.
+    let appendGrant = Self.timer("subledger_database_duration", operation: "append_grant")
 
     /// Runs `body` and records how long it took in `timer`, whether it returned or threw.
     static func timed<T>(_ timer: Timer, _ body: () async throws -> T) async throws -> T {

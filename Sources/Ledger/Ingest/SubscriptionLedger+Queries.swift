@@ -38,6 +38,10 @@ extension SubscriptionLedger {
     /// events recorded up to then, evaluated at `at` (by default `asOf` itself): "what did we believe
     /// on the 1st about the 25th".
     public func entitlements(userId: String, asOf: Date, at: Date? = nil) async throws -> UserEntitlements {
+        try await LedgerMetrics.timed(metrics.readAsOf) { try await foldEntitlements(userId: userId, asOf: asOf, at: at) }
+    }
+
+    private func foldEntitlements(userId: String, asOf: Date, at: Date?) async throws -> UserEntitlements {
         let cutoff = Timestamp.milliseconds(asOf)
         var user = UserState(userId: userId)
         var position: Int64 = 0
@@ -89,7 +93,10 @@ extension SubscriptionLedger {
 
     /// One chain evaluated at `at`, or nil if the ledger has never seen it.
     public func chain(originalTransactionId: String, at: Date) async throws -> ChainEvaluation? {
-        guard let data = try await store.document(model: ReadModel.subscriptionState, key: originalTransactionId) else { return nil }
+        let read = try await LedgerMetrics.timed(metrics.readChain) {
+            try await store.document(model: ReadModel.subscriptionState, key: originalTransactionId)
+        }
+        guard let data = read else { return nil }
         let document = try ChainDocument.decode(from: data, decoder: JSONDecoder())
         return ChainEvaluator(catalog: configuration.catalog).evaluate(document.state, at: at)
     }
@@ -98,7 +105,14 @@ extension SubscriptionLedger {
     /// order after `after`, paged like the global feed (the same cursors, and an event that commits
     /// late is not skipped).
     public func userEvents(userId: String, after: EventCursor?, limit: Int) async throws -> EventPage {
-        let chains = try await userDocument(userId).state.chains.keys.sorted().map(LedgerEventType.chainStream)
-        return try await store.readAll(streams: [LedgerEventType.userStream(userId)] + chains, after: after ?? .start, limit: limit)
+        try await LedgerMetrics.timed(metrics.readUserEvents) {
+            let chains = try await userDocument(userId).state.chains.keys.sorted().map(LedgerEventType.chainStream)
+            return try await store.readAll(streams: [LedgerEventType.userStream(userId)] + chains, after: after ?? .start, limit: limit)
+        }
+    }
+
+    /// A page of the global event log after `after`, in commit order (the auditors' feed).
+    public func events(after: EventCursor, limit: Int) async throws -> EventPage {
+        try await LedgerMetrics.timed(metrics.readEvents) { try await store.readAll(after: after, limit: limit) }
     }
 }

@@ -98,9 +98,9 @@ public struct LedgerRoutes: Sendable {
             let after = try Self.cursor(request) ?? .start
             let limit = try Self.limit(request)
             if request.headers[.accept]?.contains("application/x-ndjson") == true {
-                return try await Self.ndjson(store: ledger.store, after: after)
+                return try await Self.ndjson(ledger: ledger, after: after)
             }
-            let page = try await ledger.store.readAll(after: after, limit: limit)
+            let page = try await ledger.events(after: after, limit: limit)
             return try Self.json(EventPageBody(events: page.events.map(EventBody.init), next_after: page.next.description), status: .ok)
         }
     }
@@ -240,8 +240,8 @@ public struct LedgerRoutes: Sendable {
     /// Streams every event after `after` as one JSON object per line, until caught up. The first page
     /// is read before the answer starts, so a database that cannot be reached is a 503 problem, not
     /// a 200 cut short.
-    static func ndjson(store: any EventStore, after: EventCursor) async throws -> Response {
-        let first = try await store.readAll(after: after, limit: 500)
+    static func ndjson(ledger: SubscriptionLedger, after: EventCursor) async throws -> Response {
+        let first = try await ledger.events(after: after, limit: 500)
         let body = ResponseBody { writer in
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -253,7 +253,7 @@ public struct LedgerRoutes: Sendable {
                     buffer.writeInteger(UInt8(ascii: "\n"))
                 }
                 try await writer.write(buffer)
-                page = try await store.readAll(after: page.next, limit: 500)
+                page = try await ledger.events(after: page.next, limit: 500)
             }
             try await writer.finish(nil)
         }

@@ -25,6 +25,8 @@ struct ServeProcessTests {
             #expect(unauthorized.contentType == "application/problem+json")
             let read = try await httpGet("http://127.0.0.1:\(port)/v1/users/u1/entitlements", bearer: "secret")
             #expect(read.status == 200)
+            #expect(try await httpGet("http://127.0.0.1:\(port)/v1/users/u1/events", bearer: "secret").status == 200)
+            #expect(try await httpGet("http://127.0.0.1:\(port)/v1/events", bearer: "secret").status == 200)
             let metrics = try await httpGet("http://127.0.0.1:\(port)/metrics")
             #expect(metrics.status == 200)
             #expect(metrics.body.contains(#"http_server_request_duration_count{http_route="/health""#))
@@ -34,6 +36,8 @@ struct ServeProcessTests {
             #expect(!metrics.body.contains("hb_request_errors"))
             // The ledger's own timers report too (they are made once, after the metrics system starts).
             #expect(metrics.body.contains(#"subledger_database_duration_count{operation="read_entitlements"} 1"#))
+            #expect(metrics.body.contains(#"subledger_database_duration_count{operation="read_user_events"} 1"#))
+            #expect(metrics.body.contains(#"subledger_database_duration_count{operation="read_events"} 1"#))
 
             server.signal(SIGTERM)
             #expect(try await server.waitForExit() == 0)
