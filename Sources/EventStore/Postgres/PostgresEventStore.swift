@@ -765,10 +765,10 @@ public final class PostgresEventStore: EventStore {
 
     public func recordRejection(source: String, code: String, detail: String, body: Data) async throws {
         var binds = PostgresBindings()
-        binds.append(source)
-        binds.append(code)
-        binds.append(detail)
-        binds.append(String(decoding: body.prefix(1 << 20), as: UTF8.self))
+        binds.append(Rejection.storedText(source))
+        binds.append(Rejection.storedText(code))
+        binds.append(Rejection.storedText(detail))
+        binds.append(Rejection.storedBody(body))
         try await leased { connection in
             var inserted: Int64 = 0
             for try await id in try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.insertRejection, binds: binds), logger: logger).decode(Int64.self) {

@@ -340,9 +340,12 @@ public final class SQLiteEventStore: EventStore {
 
     public func recordRejection(source: String, code: String, detail: String, body: Data) async throws {
         let stamp = Int(Timestamp.micros(now()))
-        let text = String(decoding: body.prefix(1 << 20), as: UTF8.self)
+        let text = Rejection.storedBody(body)
         try await writeTransaction {
-            let rows = try await writer.query(SQLiteSQL.insertRejection, [.integer(stamp), .text(source), .text(code), .text(detail), .text(text)])
+            let rows = try await writer.query(SQLiteSQL.insertRejection, [
+                .integer(stamp), .text(Rejection.storedText(source)), .text(Rejection.storedText(code)),
+                .text(Rejection.storedText(detail)), .text(text),
+            ])
             if let id = rows.first?.column("id")?.integer, id > rejectionLimit {
                 _ = try await writer.query(SQLiteSQL.trimRejections, [.integer(id - rejectionLimit)])
             }

@@ -25,6 +25,21 @@ struct RejectionContractTests {
         }
     }
 
+    /// Anyone can post a webhook, so a refused body may hold anything, a NUL included (a V1 `bid` of
+    /// `"\u0000"` is repeated in the detail). PostgreSQL's text cannot hold NUL; the rejection is still
+    /// kept, with U+FFFD in its place, and bytes that are not UTF-8 read back as U+FFFD on both stores.
+    @Test(arguments: TestDatabases.dialects)
+    func aRejectionWithNULOrInvalidUTF8IsStillKept(_ dialect: StorageDialect) async throws {
+        try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
+            let body = Data(#"{"bid":""#.utf8) + Data([0x00, 0xFF]) + Data(#""}"#.utf8)
+            try await fixture.store.recordRejection(source: "POST /hook", code: "unknown_app", detail: "bundle id \u{0} is not configured", body: body)
+            let kept = try #require(try await fixture.store.rejections(limit: 1).first)
+            #expect(kept.code == "unknown_app")
+            #expect(kept.detail.hasPrefix("bundle id ") && kept.detail.hasSuffix(" is not configured"))
+            #expect(kept.body.hasPrefix(#"{"bid":""#) && kept.body.hasSuffix("\u{FFFD}\"}"))
+        }
+    }
+
     /// Inserts `count` rejections with details `seed-0`... in one statement.
     static func seed(_ count: Int, into fixture: StoreFixture) async throws {
         switch fixture.dialect {
