@@ -106,13 +106,15 @@ import Testing
         ("-62135769600000", -62_135_769_600_000),
         ("\"1698148900000\"", 1_698_148_900_000),
         ("0.999", 0),
+        ("253402300799999", 253_402_300_799_999),                 // the last millisecond of year 9999
+        ("-253402300799999", -253_402_300_799_999),
     ])
     func millisecondDatesAreTruncated(json: String, expected: Int64) throws {
         let date = try JSONDecoder().decode(AppStoreDate.self, from: Data(json.utf8))
         #expect(date.millisecondsSince1970 == expected)
     }
 
-    @Test(arguments: ["\"soon\"", "true", "1e300", "{}"])
+    @Test(arguments: ["\"soon\"", "true", "1e300", "{}", "253402300800000", "-253402300800000", "\"9223372036854775000\"", "2.534023008e14"])
     func nonDatesAreRejected(json: String) {
         #expect(throws: DecodingError.self) { _ = try JSONDecoder().decode(AppStoreDate.self, from: Data(json.utf8)) }
     }

@@ -103,6 +103,7 @@ struct SignedPayloadScanningTests {
             #"{"transactionId":"1",}"#,
             #"["transactionId"]"#,
             "",
+            #"{"purchaseDate":253402300800000}"#,             // past year 9999: JSONDecoder refuses it too
         ]
         for text in texts {
             #expect(JWSTransactionDecodedPayload.scanned(from: Data(text.utf8)) == nil, "\(text)")
@@ -112,6 +113,7 @@ struct SignedPayloadScanningTests {
         #expect(reference(JWSTransactionDecodedPayload.self, texts[2])?.quantity == 1)
         #expect(reference(JWSTransactionDecodedPayload.self, texts[4])?.purchaseDate == 1_697_679_936_049)
         #expect(reference(JWSTransactionDecodedPayload.self, texts[8]) != nil)
+        #expect(reference(JWSTransactionDecodedPayload.self, texts[texts.count - 1]) == nil)
         // Repeated keys, unknown ones too, and objects of more keys than the bound go to JSONDecoder.
         #expect(JWSTransactionDecodedPayload.scanned(from: Data(#"{"x":1,"x":2,"quantity":3}"#.utf8)) == nil)
         func withKeys(_ count: Int) -> Data {

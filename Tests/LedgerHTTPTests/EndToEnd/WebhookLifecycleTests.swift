@@ -17,17 +17,20 @@ struct WebhookLifecycleTests {
     /// The user id an `appAccountToken` links (lowercase, as the ledger keeps it).
     static let token = "6f1c2a8e-3b5d-4c7e-9a0f-1d2e3f4a5b6c"
 
-    static func renewal(autoRenew: AutoRenewStatus, signed day: Double, intent: ExpirationIntent? = nil) -> JWSRenewalInfoDecodedPayload {
+    static func renewal(autoRenew: AutoRenewStatus, signed day: Double, billingRetry: Bool? = nil, intent: ExpirationIntent? = nil) -> JWSRenewalInfoDecodedPayload {
         var renewal = JWSRenewalInfoDecodedPayload(
             originalTransactionId: "1000", autoRenewProductId: "pro.monthly", productId: "pro.monthly",
-            autoRenewStatus: autoRenew, signedDate: Day.apple(day), environment: .sandbox
+            autoRenewStatus: autoRenew, isInBillingRetryPeriod: billingRetry, signedDate: Day.apple(day), environment: .sandbox
         )
         renewal.expirationIntent = intent
         return renewal
     }
 
+    /// SUBSCRIBED links the token's user; auto-renew switched off and on shows in `will_renew`; a
+    /// failed renewal is billing retry (no access), until Apple's EXPIRED ends the retry: only that
+    /// notification turns the status to `expired`, and the days before it still read as they were.
     @Test(arguments: TestDatabases.dialects)
-    func aSubscribedWebhookLinksItsTokenAndAnExpiredOneEndsAccess(_ dialect: StorageDialect) async throws {
+    func aSubscribedWebhookLinksItsTokenAndAnExpiredOneEndsTheBillingRetry(_ dialect: StorageDialect) async throws {
         try await H.run(dialect) { h in
             var purchase = H.transaction("1000", purchased: 0, expires: 30)
             purchase.appAccountToken = Self.token
@@ -47,18 +50,30 @@ struct WebhookLifecycleTests {
 
             _ = try await h.notify(.didChangeRenewalStatus, .autoRenewDisabled, transaction: purchase,
                                    renewal: Self.renewal(autoRenew: .off, signed: 10), at: 10)
-            let cancelled = try #require(try await h.pro(Self.token, at: 11))
-            #expect(cancelled["status"] as? String == "active")
-            #expect(cancelled["will_renew"] as? Bool == false)
+            #expect(try await h.pro(Self.token, at: 11)?["will_renew"] as? Bool == false)
+            _ = try await h.notify(.didChangeRenewalStatus, .autoRenewEnabled, transaction: purchase,
+                                   renewal: Self.renewal(autoRenew: .on, signed: 12), at: 12)
+            let renewing = try #require(try await h.pro(Self.token, at: 13))
+            #expect(renewing["status"] as? String == "active")
+            #expect(renewing["will_renew"] as? Bool == true)
 
-            let expired = try await h.notify(.expired, .voluntary, transaction: purchase,
-                                             renewal: Self.renewal(autoRenew: .off, signed: 30, intent: .customerCancelled), at: 30)
-            #expect(expired.status == .ok)
-            let ended = try #require(try await h.pro(Self.token, at: 31))
+            _ = try await h.notify(.didFailToRenew, transaction: purchase,
+                                   renewal: Self.renewal(autoRenew: .on, signed: 30, billingRetry: true), at: 30)
+            let retrying = try #require(try await h.pro(Self.token, at: 31))
+            #expect(retrying["status"] as? String == "billing_retry")
+            #expect(retrying["active"] as? Bool == false)
+
+            let before = try await h.eventCount()
+            let expired = try await h.notify(.expired, .billingRetry, transaction: purchase,
+                                             renewal: Self.renewal(autoRenew: .off, signed: 90, billingRetry: false, intent: .billingError), at: 90)
+            #expect(try h.object(expired)["result"] as? String == "recorded")
+            #expect(try await h.eventCount() == before + 1)
+            let ended = try #require(try await h.pro(Self.token, at: 91))
             #expect(ended["status"] as? String == "expired")
             #expect(ended["active"] as? Bool == false)
             #expect(ended["will_renew"] as? Bool == false)
-            // Before the expiry the same view still says what was true then.
+            // What was true before Apple ended the retry still reads as it was.
+            #expect(try await h.pro(Self.token, at: 31)?["status"] as? String == "billing_retry")
             #expect(try await h.pro(Self.token, at: 29)?["status"] as? String == "active")
         }
     }
