@@ -41,7 +41,7 @@ struct ConfigurationKey: Sendable {
     static let structured: [String: String] = [
         "apple.apps": "apps accepted: bundle_id, app_apple_id, environments, shared_secret_env, allow_unsigned_local",
         "apple.trusted_roots": "extra trusted root certificates (DER or PEM files); Apple Root CA - G3 is always trusted",
-        "products": "product id -> { entitlements: [ids], duration_days: N for non-renewing }",
+        "products": "product id -> { entitlements: [ids], duration_days: 1 to 36525 for non-renewing }",
         "auth.keys": "API keys: { name, scopes: [read, ingest, admin], sha256: hex SHA-256 of the secret }",
     ]
 }

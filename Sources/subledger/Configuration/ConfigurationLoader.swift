@@ -66,6 +66,14 @@ struct ConfigurationLoader {
         return configuration
     }
 
+    /// A whole number within `range`, or an error naming `key`.
+    static func integer(_ value: String, in range: ClosedRange<Int>, key: String) throws -> Int {
+        guard let number = Int(value), range.contains(number) else {
+            throw ConfigurationError(key: key, message: "must be a whole number from \(range.lowerBound) to \(range.upperBound) (got \(value))")
+        }
+        return number
+    }
+
     /// Checks a value against its key's kind and returns its normal form.
     static func validate(_ value: String, for key: ConfigurationKey, source: String) throws -> String {
         switch key.kind {
@@ -73,10 +81,7 @@ struct ConfigurationLoader {
             guard !value.isEmpty else { throw ConfigurationError(key: source, message: "must not be empty") }
             return value
         case .integer(let range):
-            guard let number = Int(value), range.contains(number) else {
-                throw ConfigurationError(key: source, message: "must be a whole number from \(range.lowerBound) to \(range.upperBound) (got \(value))")
-            }
-            return String(number)
+            return String(try integer(value, in: range, key: source))
         case .boolean:
             switch value.lowercased() {
             case "true", "yes", "on", "1": return "true"

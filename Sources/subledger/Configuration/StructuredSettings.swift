@@ -49,10 +49,8 @@ enum StructuredSettings {
                 let entitlements = try fields["entitlements"].map { try strings($0, key: "\(key).entitlements") } ?? []
                 var days: Int?
                 if let text = fields["duration_days"]?.string {
-                    guard let number = Int(text), (1...36_525).contains(number) else {
-                        throw ConfigurationError(key: "\(key).duration_days", message: "must be a number of days from 1 to 36525 (100 years; got \(text))")
-                    }
-                    days = number
+                    // 100 years at most: a duration is added to purchase dates in milliseconds.
+                    days = try ConfigurationLoader.integer(text, in: 1...36_525, key: "\(key).duration_days")
                 }
                 catalog[id] = ProductCatalog.Product(entitlements: entitlements, durationDays: days)
             }
