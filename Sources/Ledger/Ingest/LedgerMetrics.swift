@@ -3,6 +3,9 @@ import Metrics
 
 /// The ledger's own measurements, reported through swift-metrics (Prometheus in `serve`).
 ///
+/// A `subledger_database_duration` timer covers one ledger operation's store calls and the decoding
+/// and folding of what they return (not the HTTP work around it).
+///
 /// Each timer is made once, with the ledger, and reused, as swift-metrics intends: making one looks
 /// it up in the metrics factory, which took about 3 µs of every entitlement read. A ledger made before
 /// the metrics system is bootstrapped reports nowhere (`serve` bootstraps first).

@@ -114,7 +114,7 @@ extension SubscriptionLedger {
         let event = try NewEvent.ledger(type: type, body: record, receivedAt: now, context: context)
         let projector = self.projector
         let stream = LedgerEventType.userStream(record.userId)
-        _ = try await LedgerMetrics.timed(metrics.appendGrant) { try await store.append(to: stream, [event], expectedVersion: .any) { result, transaction in
+        let project: InlineProjection = { result, transaction in
             guard let appended = result?.events.first else { return }
             let projectable = ProjectableEvent(
                 eventID: appended.eventID.lowercaseString, streamID: stream, position: appended.position,
@@ -124,6 +124,9 @@ extension SubscriptionLedger {
             try await TransactionDocuments.withDocuments(transaction, prefetch: touched) { documents in
                 try await projector.apply(projectable, to: documents)
             }
-        } }
+        }
+        _ = try await LedgerMetrics.timed(metrics.appendGrant) {
+            try await store.append(to: stream, [event], expectedVersion: .any, inline: project)
+        }
     }
 }

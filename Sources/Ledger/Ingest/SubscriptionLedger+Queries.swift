@@ -93,12 +93,11 @@ extension SubscriptionLedger {
 
     /// One chain evaluated at `at`, or nil if the ledger has never seen it.
     public func chain(originalTransactionId: String, at: Date) async throws -> ChainEvaluation? {
-        let read = try await LedgerMetrics.timed(metrics.readChain) {
-            try await store.document(model: ReadModel.subscriptionState, key: originalTransactionId)
+        try await LedgerMetrics.timed(metrics.readChain) {
+            guard let data = try await store.document(model: ReadModel.subscriptionState, key: originalTransactionId) else { return nil }
+            let document = try ChainDocument.decode(from: data, decoder: JSONDecoder())
+            return ChainEvaluator(catalog: configuration.catalog).evaluate(document.state, at: at)
         }
-        guard let data = read else { return nil }
-        let document = try ChainDocument.decode(from: data, decoder: JSONDecoder())
-        return ChainEvaluator(catalog: configuration.catalog).evaluate(document.state, at: at)
     }
 
     /// The events about a user: their own stream and the streams of the chains they own now, in log
