@@ -16,6 +16,10 @@ struct LinkPolicyTests {
             try await h.submit(user: "bob", H.transaction("1000", purchased: 0, expires: 30), at: 1)
             #expect(try await h.entitlement("pro", of: "bob", at: 2)?.active == true)
             #expect(try await h.ledger.entitlements(userId: "alice", at: Day.date(2)).subscriptions.isEmpty)
+            // What the ledger knew before the transfer still shows alice's subscription.
+            let before = try await h.ledger.entitlements(userId: "alice", asOf: Day.date(0.5))
+            #expect(before.subscriptions.map(\.originalTransactionId) == ["1000"])
+            #expect(before.entitlements.first?.active == true)
             let aliceEvents = try await h.store.readStream("user-alice").map(\.type)
             #expect(aliceEvents == ["user.linked", "user.unlinked"])
             let bobLink = try #require(try await h.store.readStream("user-bob").first)
