@@ -84,8 +84,9 @@ public struct ChainEvaluator: Sendable {
         switch transaction.type {
         case ProductType.nonRenewing:
             if let expires = transaction.expiresDate { return expires }
-            // Saturating: a fact stored before dates were bounded, or a catalogue built in code with
-            // a huge duration, must read as "far future", not trap the evaluating request.
+            // Saturating: a catalogue built in code with a huge duration (the configuration caps it
+            // at 100 years) must read as "far future", not trap the evaluating request. The purchase
+            // itself is at most a minute after `at`, since only transactions bought by then govern.
             let days = Int64(clamping: catalog.product(transaction.productId)?.durationDays ?? 0)
             let (span, spanOverflow) = days.multipliedReportingOverflow(by: 86_400_000)
             let (end, endOverflow) = transaction.purchaseDate.addingReportingOverflow(span)
