@@ -11,6 +11,7 @@ import LedgerHTTP
 import Logging
 import NIOCore
 import Synchronization
+import Testing
 
 /// The real server on a loopback port over a fresh store, a test PKI standing in for Apple's, and a
 /// local fake of Apple's verifyReceipt.
@@ -145,6 +146,16 @@ struct APIHarness: Sendable {
             if events.count < count { try await Task.sleep(for: .milliseconds(20)) }
         }
         return events
+    }
+
+    /// Checks a webhook was answered 400 with `code` as problem+json, appended nothing, and left its
+    /// refusal as the store's only rejection.
+    func expectRefusedAlone(_ response: TestResponse, code: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        #expect(response.status == .badRequest, sourceLocation: sourceLocation)
+        #expect(response.headers[.contentType] == "application/problem+json", sourceLocation: sourceLocation)
+        #expect(try object(response)["code"] as? String == code, sourceLocation: sourceLocation)
+        #expect(try await eventCount() == 0, sourceLocation: sourceLocation)
+        #expect(try await store.rejections(limit: 10).map(\.code) == [code], sourceLocation: sourceLocation)
     }
 
     /// How many events the store holds (waiting out PostgreSQL's reader gate).
