@@ -39,7 +39,7 @@ public final class InMemoryDocuments: LedgerDocuments {
         pending.reserveCapacity(snapshot.chains.count + snapshot.users.count + snapshot.owners.count)
         for (key, value) in snapshot.chains { pending.append((ReadModel.subscriptionState, key, { _ in value.encodedJSON() })) }
         for (key, value) in snapshot.users { pending.append((ReadModel.userEntitlements, key, { try value.encodedJSON(fallback: $0) })) }
-        for (key, value) in snapshot.owners { pending.append((ReadModel.chainOwner, key, { try $0.encode(value) })) }
+        for (key, value) in snapshot.owners { pending.append((ReadModel.chainOwner, key, { _ in value.encodedJSON() })) }
         let slices = max(1, min(ProcessInfo.processInfo.activeProcessorCount, pending.count / 256))
         let size = (pending.count + slices - 1) / slices
         let documents = try await withThrowingTaskGroup(of: [ProjectionDocument].self) { group in

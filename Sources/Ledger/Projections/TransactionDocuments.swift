@@ -100,7 +100,7 @@ final class TransactionDocuments: LedgerDocuments {
     }
 
     func putOwner(_ document: OwnerDocument, chain id: String) async throws {
-        write(try Self.encoder.encode(document), DocumentKey(model: ReadModel.chainOwner, key: id))
+        write(document.encodedJSON(), DocumentKey(model: ReadModel.chainOwner, key: id))
     }
 
     func lock(model: String, key: String) async throws {
