@@ -288,6 +288,11 @@ struct APIEndToEndTests {
             let control = try await h.request(.get, "/v1/users/a%01b/entitlements", key: H.readKey)
             #expect(control.status == .badRequest)
             #expect(try h.object(control)["code"] as? String == "invalid_path")
+            for bad in ["a%FFb", "a%ZZ", "a%"] {
+                let undecodable = try await h.request(.get, "/v1/users/\(bad)/entitlements", key: H.readKey)
+                #expect(undecodable.status == .badRequest, "\(bad)")
+                #expect(try h.object(undecodable)["code"] as? String == "invalid_path", "\(bad)")
+            }
             let long = try await h.request(.post, "/v1/users/\(String(repeating: "x", count: 257))/grants", key: H.adminKey,
                                             json: #"{"entitlement":"pro","expires_at":"\#(Day.iso(20))","reason":"support"}"#)
             #expect(try h.object(long)["code"] as? String == "invalid_path")
