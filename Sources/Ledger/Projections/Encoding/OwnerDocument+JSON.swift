@@ -2,7 +2,7 @@ import Foundation
 
 extension OwnerDocument {
     /// The owner's JSON, identical to `JSONEncoder` with `.sortedKeys`: every ingest that links a
-    /// chain writes one inside its batch, where `JSONEncoder` cost more than the rest of the link.
+    /// chain writes one inside its batch, where `JSONEncoder` took about 1.5% of an ingest profile.
     func encodedJSON() -> Data {
         var writer = JSONWriter(capacity: 32 + userId.utf8.count)
         writer.beginObject()
