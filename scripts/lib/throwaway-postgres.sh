@@ -3,6 +3,7 @@
 # start_throwaway_postgres: initdb in a temp dir, start on a free loopback port, create database
 # subledger_test, export SUBLEDGER_TEST_POSTGRES_URL, PG_BIN and PG_PORT, and stop it on exit.
 # On Debian, as root, a missing initdb is installed with apt-get. Returns 1 if PostgreSQL is unavailable.
+# PG_SERVER_OPTS adds server options to the start (e.g. "-c shared_buffers=1GB").
 
 pg_log() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
 
@@ -67,7 +68,7 @@ start_throwaway_postgres() {
   # and schema: a run was seen at 205 connections, past the default limit, and the tests that could
   # not connect failed with storage_unavailable. 500 leaves room.
   run_pg "$PG_BIN/pg_ctl" -D "$PG_DATA_ROOT/data" -l "$PG_DATA_ROOT/server.log" -w \
-    -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $PG_DATA_ROOT -c max_connections=500" start >/dev/null \
+    -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $PG_DATA_ROOT -c max_connections=500 ${PG_SERVER_OPTS:-}" start >/dev/null \
     || { cat "$PG_DATA_ROOT/server.log" >&2; return 1; }
   run_pg "$PG_BIN/createdb" -h 127.0.0.1 -p "$PG_PORT" -U subledger subledger_test
   export PG_BIN PG_PORT
