@@ -3,7 +3,7 @@
 # start_throwaway_postgres: initdb in a temp dir, start on a free loopback port, create database
 # subledger_test, export SUBLEDGER_TEST_POSTGRES_URL, PG_BIN and PG_PORT, and stop it on exit.
 # On Debian, as root, a missing initdb is installed with apt-get. Returns 1 if PostgreSQL is unavailable.
-# PG_SERVER_OPTS adds server options to the start (e.g. "-c shared_buffers=1GB").
+# PG_SERVER_OPTS adds server options to the start (e.g. "-c shared_buffers=2GB").
 
 pg_log() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
 
