@@ -3,7 +3,7 @@
 /// `raw` is the exact text Apple (or the client) sent: the JWS, the V1 JSON body, or the verifyReceipt
 /// response. The observations are what the fold reads, so replay never has to verify or parse again.
 public struct AppleFact: Codable, Hashable, Sendable {
-    /// The exact input text.
+    /// The exact input text (a V1 notification's with its `password` redacted).
     public var raw: String
     /// The notification type and subtype, for notifications (`DID_RENEW`, `AUTO_RENEW_DISABLED`, ...).
     public var notificationType: String?

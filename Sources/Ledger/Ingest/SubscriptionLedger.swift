@@ -107,8 +107,10 @@ public final class SubscriptionLedger: Sendable {
         guard let chain = latest?.originalTransactionId ?? renewals.first?.originalTransactionId else {
             throw LedgerError(.malformedBody, "the V1 notification carries no transaction in unified_receipt.latest_receipt_info")
         }
+        // The shared secret is not a fact: it is redacted before the body is kept (see events.md).
+        let kept = NotificationV1.redactingPassword(in: body)
         let fact = AppleFact(
-            raw: String(decoding: body, as: UTF8.self),
+            raw: String(decoding: kept, as: UTF8.self),
             notificationType: notification.notificationType?.rawValue,
             bundleId: bundleId,
             transactions: transactions,
@@ -116,7 +118,7 @@ public final class SubscriptionLedger: Sendable {
         )
         return try await record(
             fact, type: LedgerEventType.notificationV1, stream: LedgerEventType.chainStream(chain),
-            dedupeKey: "notification-v1:" + Self.sha256(body), receivedAt: now, context: context
+            dedupeKey: "notification-v1:" + Self.sha256(kept), receivedAt: now, context: context
         )
     }
 
@@ -373,7 +375,9 @@ public final class SubscriptionLedger: Sendable {
         guard let bundleId, let app = verifier.app(bundleId: bundleId) else {
             throw LedgerError(.unknownApp, "\(kind) bundle id \(bundleId ?? "(missing)") is not a configured app")
         }
-        let environment = Normalizer.environment(stated)
+        guard let environment = Normalizer.environment(stated) else {
+            throw LedgerError(.environmentNotAccepted, "\(kind) states no environment, so it cannot be checked against \(bundleId)'s")
+        }
         guard app.accepts(AppStoreEnvironment(rawValue: environment)) else {
             throw LedgerError(.environmentNotAccepted, "\(kind) environment \(environment) is not accepted for \(bundleId)")
         }

@@ -109,9 +109,14 @@ public enum Normalizer {
         return ProductType.nonConsumable
     }
 
-    /// `Sandbox`/`Production` from the legacy `Sandbox`/`PROD`/`Production` spellings.
-    public static func environment(_ legacy: LegacyEnvironment?) -> String {
-        guard let raw = legacy?.rawValue else { return "Production" }
-        return raw.lowercased() == "sandbox" ? "Sandbox" : "Production"
+    /// `Sandbox`/`Production` from the legacy `Sandbox`/`PROD`/`Production` spellings (in any case);
+    /// any other value as stated, for the app's accepted environments to refuse; nil if none is stated.
+    public static func environment(_ legacy: LegacyEnvironment?) -> String? {
+        guard let raw = legacy?.rawValue else { return nil }
+        switch raw.lowercased() {
+        case "sandbox": return "Sandbox"
+        case "prod", "production": return "Production"
+        default: return raw
+        }
     }
 }

@@ -1,3 +1,4 @@
+import AppStore
 import EventStore
 import Foundation
 import Hummingbird
@@ -27,7 +28,7 @@ public struct LedgerRoutes: Sendable {
             }
         }
         v1.post("apple/notifications/v1") { request, context in
-            try await self.webhook(request, context, source: "POST /v1/apple/notifications/v1") { body, ingest in
+            try await self.webhook(request, context, source: "POST /v1/apple/notifications/v1", kept: NotificationV1.redactingPassword) { body, ingest in
                 try await self.ledger.ingestNotificationV1(body: body, context: ingest)
             }
         }
@@ -106,11 +107,13 @@ public struct LedgerRoutes: Sendable {
     }
 
     /// A webhook: verification and password failures are answered 400/401 and recorded as rejections,
-    /// never as events; a store failure is 503 so Apple retries.
+    /// never as events; a store failure is 503 so Apple retries. `kept` is what of a refused body
+    /// may be stored (the V1 route drops its password).
     private func webhook(
         _ request: Request,
         _ context: LedgerRequestContext,
         source: String,
+        kept: (Data) -> Data = { $0 },
         _ ingest: (Data, IngestContext) async throws -> IngestResult
     ) async throws -> IngestBody {
         let buffer = try await request.body.collect(upTo: context.maxUploadSize)
@@ -125,7 +128,7 @@ public struct LedgerRoutes: Sendable {
             Self.countIngest(source, result: problem.code)
             if (400..<500).contains(problem.statusCode) {
                 do {
-                    try await ledger.store.recordRejection(source: source, code: problem.code, detail: problem.detail, body: body)
+                    try await ledger.store.recordRejection(source: source, code: problem.code, detail: problem.detail, body: kept(body))
                 } catch {
                     context.logger.warning("could not record a rejection", metadata: ["error": "\(error)"])
                 }

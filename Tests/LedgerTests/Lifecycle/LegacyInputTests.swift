@@ -126,6 +126,45 @@ struct LegacyInputTests {
         }
     }
 
+    /// The shared secret in a V1 body is not kept: the event's raw text is the body as sent with only
+    /// the password's value replaced, and a resend is still a duplicate of it.
+    @Test func v1BodyIsKeptWithItsPasswordRedacted() async throws {
+        try await H.run { h in
+            h.clock.set(Day.date(0))
+            let body = try Self.v1Body(.initialBuy, entries: [Self.entry("2000", purchased: 0, expires: 30)])
+            let sent = String(decoding: body, as: UTF8.self)
+            #expect(sent.contains(#""password":"s3cret""#))
+            let first = try await h.ledger.ingestNotificationV1(body: body, context: .init(source: "test"))
+            let again = try await h.ledger.ingestNotificationV1(body: body, context: .init(source: "test"))
+            #expect(again.isDuplicate && again.eventID == first.eventID)
+            let events = try await h.store.readAll(after: .start, limit: 10).events
+            #expect(events.count == 1)
+            let event = try #require(events.first)
+            let fact = try JSONDecoder().decode(AppleFact.self, from: event.data)
+            #expect(fact.raw == sent.replacingOccurrences(of: #""password":"s3cret""#, with: #""password":"[redacted]""#))
+            #expect(!String(decoding: event.data, as: UTF8.self).contains("s3cret"))
+        }
+    }
+
+    /// A V1 body whose environment is not one Apple's legacy APIs use, or that states none, is refused
+    /// like a signed input from an environment the app does not accept, not recorded as Production.
+    @Test(arguments: [LegacyEnvironment(rawValue: "Xcode"), nil])
+    func v1FromAnUnknownOrUnstatedEnvironmentIsRefused(_ environment: LegacyEnvironment?) async throws {
+        try await H.run { h in
+            let notification = NotificationV1(
+                notificationType: .initialBuy, password: "s3cret", environment: environment, bid: H.bundleId,
+                unifiedReceipt: UnifiedReceipt(environment: environment, latestReceiptInfo: [Self.entry("2000", purchased: 0, expires: 30)], status: 0)
+            )
+            do {
+                _ = try await h.ledger.ingestNotificationV1(body: try JSONEncoder().encode(notification), context: .init(source: "test"))
+                Issue.record("a V1 notification from environment \(environment?.rawValue ?? "(none)") was recorded")
+            } catch let error as LedgerError {
+                #expect(error.code == .environmentNotAccepted)
+            }
+            #expect(try await h.store.readAll(after: .start, limit: 10).events.isEmpty)
+        }
+    }
+
     @Test func v1WithAWrongPasswordIsRefusedAndRecordsNothing() async throws {
         try await H.run { h in
             do {
