@@ -93,10 +93,18 @@ public struct EntitlementEvaluator: Sendable {
     }
 
     /// Orders candidates so `max` picks the one to report: active first, then the latest expiry (no
-    /// expiry, a lifetime purchase, counts as latest), then deterministic ids.
+    /// expiry, a lifetime purchase, counts as latest), then the chain id; between grants, the earliest
+    /// made, then one not revoked or revoked latest. A total order on every field a grant reports, so
+    /// candidates that tie are identical and the view never depends on the order they were found in.
     static func reportsBefore(_ lhs: EntitlementStatus, _ rhs: EntitlementStatus) -> Bool {
-        let left = (lhs.active ? 1 : 0, lhs.expiresAt?.timeIntervalSince1970 ?? .infinity, lhs.originalTransactionId ?? "", lhs.source.rawValue)
-        let right = (rhs.active ? 1 : 0, rhs.expiresAt?.timeIntervalSince1970 ?? .infinity, rhs.originalTransactionId ?? "", rhs.source.rawValue)
-        return left < right
+        key(lhs) < key(rhs)
+    }
+
+    private static func key(_ status: EntitlementStatus) -> (Int, Double, String, String, Double, Double) {
+        (
+            status.active ? 1 : 0, status.expiresAt?.timeIntervalSince1970 ?? .infinity,
+            status.originalTransactionId ?? "", status.source.rawValue,
+            -(status.purchasedAt?.timeIntervalSince1970 ?? 0), status.revokedAt?.timeIntervalSince1970 ?? .infinity
+        )
     }
 }

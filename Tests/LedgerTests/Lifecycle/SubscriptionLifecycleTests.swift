@@ -225,6 +225,27 @@ struct SubscriptionLifecycleTests {
         }
     }
 
+    /// Grants that tie on activity and end date are reported by one rule, the earliest made, whatever
+    /// order a read finds them in: every read (each decodes a new dictionary of grants, with its own
+    /// iteration order) and every `as_of` replay gives the same view.
+    @Test func grantsWithTheSameEndDateAreReportedAlikeByEveryRead() async throws {
+        try await H.run { h in
+            for grant in 0..<8 {
+                h.clock.set(Day.date(Double(grant) * 0.01))
+                _ = try await h.ledger.grant(userId: "u1", entitlement: "pro", expiresAt: Day.date(10), reason: "support \(grant)", context: .init(source: "test"))
+            }
+            var views: [UserEntitlements] = []
+            for _ in 0..<12 {
+                views.append(try await h.ledger.entitlements(userId: "u1", at: Day.date(5)))
+                views.append(try await h.ledger.entitlements(userId: "u1", asOf: Day.date(1), at: Day.date(5)))
+            }
+            let reported = try #require(views.first?.entitlements.first)
+            #expect(reported.purchasedAt == Day.date(0))
+            #expect(reported.expiresAt == Day.date(10))
+            #expect(views.allSatisfy { $0.entitlements == [reported] })
+        }
+    }
+
     @Test func unknownNotificationTypeIsKeptAndIgnoredByTheFold() async throws {
         try await H.run { h in
             try await h.submit(user: "u1", H.transaction("1000", purchased: 0, expires: 30), at: 0)
