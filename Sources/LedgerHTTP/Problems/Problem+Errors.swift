@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import Ledger
 import NIOCore
+import NIOHTTP1
 
 extension Problem {
     /// The problem to answer for any error a route throws, with a stable code.
@@ -50,6 +51,11 @@ extension Problem {
         case is NIOTooManyBytesError:
             self.init(status: .contentTooLarge, code: "payload_too_large", title: "Payload too large",
                       detail: "request bodies are limited to \(LedgerRequestContext.maximumBodySize) bytes")
+        case let error as HTTPParserError:
+            // The request broke off or was not HTTP (the client closed mid-body, or the request timeout
+            // closed it): the client's failure, not the server's, so not a 500 on the dashboards.
+            self.init(status: .badRequest, code: "malformed_request", title: "Malformed request",
+                      detail: "the request could not be read: \(error.debugDescription)")
         case let error as DecodingError:
             self.init(status: .badRequest, code: "malformed_body", title: "Malformed body", detail: Self.describe(error))
         case let error as HTTPError:

@@ -63,8 +63,35 @@ enum APIDate {
     }
 
     /// Parses a query parameter; accepts with or without fractional seconds.
+    ///
+    /// The calendar fields must name a real moment: Foundation's parser rolls `2026-02-30` over to
+    /// March 2 and takes hour 24 and second 60, so a typo would be evaluated at another date.
     static func parse(_ text: String) -> Date? {
+        guard hasValidFields(text) else { return nil }
         if let date = try? style.parse(text) { return date }
         return try? Date.ISO8601FormatStyle().parse(text)
+    }
+
+    /// Whether `text` starts `YYYY-MM-DDTHH:MM:SS` with a month, day, hour, minute and second in range.
+    private static func hasValidFields(_ text: String) -> Bool {
+        let bytes = Array(text.utf8.prefix(19))
+        guard bytes.count == 19 else { return false }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for byte in bytes[range] {
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        let separators: [(Int, UInt8)] = [(4, UInt8(ascii: "-")), (7, UInt8(ascii: "-")), (13, UInt8(ascii: ":")), (16, UInt8(ascii: ":"))]
+        guard separators.allSatisfy({ bytes[$0.0] == $0.1 }), bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: "t"),
+              let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+              (1...12).contains(month), hour < 24, minute < 60, second < 60
+        else { return false }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+        return (1...days).contains(day)
     }
 }

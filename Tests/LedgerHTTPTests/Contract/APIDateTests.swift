@@ -32,6 +32,20 @@ struct APIDateTests {
         #expect(wrong.isEmpty, "\(wrong.prefix(10))")
     }
 
+    /// Foundation's parser rolls impossible fields over (February 30 to March 2, hour 24 to the next
+    /// day); a query date must name a real moment or be refused.
+    @Test func onlyRealCalendarMomentsParse() {
+        for text in ["2026-02-30T00:00:00Z", "2026-02-29T00:00:00Z", "2026-04-31T00:00:00Z", "2026-13-01T00:00:00Z",
+                     "2026-00-10T00:00:00Z", "2026-01-00T00:00:00Z", "2026-01-01T24:00:00Z", "2026-01-01T23:60:00Z",
+                     "2026-01-01T23:59:60Z", "2026-1-01T00:00:00Z", "2026-01-01"] {
+            #expect(APIDate.parse(text) == nil, "\(text)")
+        }
+        for text in ["2024-02-29T00:00:00Z", "2000-02-29T12:00:00.500Z", "2026-12-31T23:59:59.999Z", "2026-11-21T10:00:00+02:00"] {
+            #expect(APIDate.parse(text) != nil, "\(text)")
+        }
+        #expect(APIDate.parse("1900-02-29T00:00:00Z") == nil)
+    }
+
     @Test func aMillisecondTheStyleTruncatedIsWrittenAsSent() {
         let date = Date(timeIntervalSince1970: Double(3_833_107_742_699) / 1000)
         #expect(APIDate.string(date) == "2091-06-19T16:09:02.699Z")

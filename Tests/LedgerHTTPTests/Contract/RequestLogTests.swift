@@ -8,6 +8,7 @@ import Ledger
 import LedgerHTTP
 import Logging
 import NIOCore
+import NIOPosix
 import Synchronization
 import Testing
 
@@ -48,6 +49,40 @@ struct RequestLogTests {
             #expect(failures.count == 2)
             #expect(failures.contains { $0.contains("request_id=trace-42") && $0.contains("code=unauthorized") && $0.contains(" info test :") })
             #expect(failures.contains { $0.contains("request_id=\(id) ") })
+        }
+    }
+
+    /// An offered id that could forge fields on a log line (a space, a quote) is replaced by a new one.
+    @Test func anOfferedIDThatCouldForgeLogFieldsIsReplaced() async throws {
+        try await Self.withLoggedServer { client, _, lines in
+            let forged = "x status=200 [LedgerHTTP] ok"
+            let response = try await client.execute(uri: "/nowhere", method: .get, headers: [HTTPField.Name("X-Request-ID")!: forged])
+            #expect(response.status == .notFound)
+            let id = try #require(response.headers[HTTPField.Name("X-Request-ID")!])
+            #expect(id != forged && !id.contains(" "))
+            #expect(!lines().contains { $0.contains("request_id=x ") })
+            #expect(lines().contains { $0.contains("request_id=\(id) ") && $0.contains("code=not_found") })
+        }
+    }
+
+    /// A client that closes its connection before its body is complete failed, not the server: the
+    /// request is logged (and counted) as a 400 `malformed_request`, never as a 500.
+    @Test func aClientThatClosesMidBodyIsLoggedAsItsOwnError() async throws {
+        try await Self.withLoggedServer { client, _, lines in
+            let port = try #require(client.port)
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(host: "127.0.0.1", port: port).get()
+            let head = "POST /v1/apple/notifications/v2 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"signed"
+            try await channel.writeAndFlush(ByteBuffer(string: head)).get()
+            try await Task.sleep(for: .milliseconds(200))
+            try await channel.close()
+            var failed: [String] = []
+            for _ in 0..<50 where failed.isEmpty {
+                try await Task.sleep(for: .milliseconds(100))
+                failed = lines().filter { $0.contains("request failed") }
+            }
+            #expect(failed.count == 1)
+            #expect(failed.first?.contains("code=malformed_request") == true, "\(failed)")
+            #expect(failed.first?.contains("status=400") == true, "\(failed)")
         }
     }
 

@@ -150,6 +150,9 @@ struct APIEndToEndTests {
             let rejections = try await h.store.rejections(limit: 10)
             #expect(rejections.count == cases.count)
             #expect(rejections.contains { $0.code == "invalid_signature" && $0.source == "POST /v1/apple/notifications/v2" })
+            // The refused V1 body is kept for operators without the password it guessed.
+            let refusedV1 = try #require(rejections.first { $0.code == "invalid_password" })
+            #expect(!refusedV1.body.contains("guess") && refusedV1.body.contains(#""password":"[redacted]""#))
         }
     }
 
@@ -194,6 +197,10 @@ struct APIEndToEndTests {
             #expect(try h.object(malformed)["code"] as? String == "malformed_body")
             #expect(try await h.eventCount() == 0)
             #expect(try await h.request(.get, "/v1/users/u1/entitlements?at=yesterday", key: H.readKey).status == .badRequest)
+            // A date that does not exist is refused, not rolled over to March 2.
+            let impossible = try await h.request(.get, "/v1/users/u1/entitlements?at=2026-02-30T00:00:00Z", key: H.readKey)
+            #expect(impossible.status == .badRequest)
+            #expect(try h.object(impossible)["code"] as? String == "invalid_query")
         }
     }
 
