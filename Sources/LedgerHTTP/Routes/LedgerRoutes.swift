@@ -98,7 +98,7 @@ public struct LedgerRoutes: Sendable {
             try authenticator.require(.read, request)
             let after = try Self.cursor(request) ?? .start
             let limit = try Self.limit(request)
-            if request.headers[.accept]?.contains("application/x-ndjson") == true {
+            if FeedFormat(accept: request.headers[.accept]) == .ndjson {
                 return try await Self.ndjson(ledger: ledger, after: after)
             }
             let page = try await ledger.events(after: after, limit: limit)
