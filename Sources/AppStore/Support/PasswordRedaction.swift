@@ -1,8 +1,11 @@
-/// The byte scan behind ``NotificationV1/redactingPassword(in:)``: finds each `"password"` key and
-/// replaces the value after its colon with a placeholder string, copying every other byte.
+import Foundation
+
+/// The byte scan behind ``NotificationV1/redactingPassword(in:)``: reads the text string by string,
+/// and after every key that spells `password` (plainly or with escapes, at any depth, however often)
+/// replaces the value with a placeholder string, copying every other byte.
 ///
-/// It reads any text, JSON or not, so a refused body is redacted too. A value that is not a string
-/// (a number, an object) is replaced whole.
+/// It reads any UTF-8 text, JSON or not, so a refused body is redacted too. A value that is not a
+/// string (a number, an object) is replaced whole.
 enum PasswordRedaction {
     private static let key = Array(#""password""#.utf8)
     private static let quote = UInt8(ascii: "\"")
@@ -15,24 +18,32 @@ enum PasswordRedaction {
         output.reserveCapacity(bytes.count)
         var index = 0
         while index < bytes.count {
-            guard bytes[index] == quote, bytes[index...].starts(with: key) else {
+            guard bytes[index] == quote else {
                 output.append(bytes[index])
                 index += 1
                 continue
             }
-            let colon = skipWhitespace(bytes, from: index + key.count)
-            guard colon < bytes.count, bytes[colon] == UInt8(ascii: ":") else {
-                // "password" as a value, not a key.
-                output.append(contentsOf: bytes[index..<index + key.count])
-                index += key.count
-                continue
-            }
+            // A whole string, so nothing inside one is ever taken for a key.
+            let end = endOfString(bytes, from: index)
+            let token = bytes[index..<end]
+            output.append(contentsOf: token)
+            index = end
+            let colon = skipWhitespace(bytes, from: end)
+            guard colon < bytes.count, bytes[colon] == UInt8(ascii: ":"), isPasswordKey(token) else { continue }
             let value = skipWhitespace(bytes, from: colon + 1)
-            output.append(contentsOf: bytes[index..<value])
+            output.append(contentsOf: bytes[end..<value])
             output.append(contentsOf: replacement)
             index = endOfValue(bytes, from: value)
         }
         return output
+    }
+
+    /// Whether a quoted key spells `password`, with escapes (`"p\u0061ssword"`) decoded.
+    private static func isPasswordKey(_ token: ArraySlice<UInt8>) -> Bool {
+        if token.elementsEqual(key) { return true }
+        guard token.contains(backslash) else { return false }
+        let decoded = try? JSONSerialization.jsonObject(with: Data(token), options: .fragmentsAllowed)
+        return decoded as? String == "password"
     }
 
     private static func skipWhitespace(_ bytes: [UInt8], from start: Int) -> Int {
@@ -74,7 +85,8 @@ enum PasswordRedaction {
         return bytes.count
     }
 
-    /// The index after the closing quote of the string whose opening quote is at `start`.
+    /// The index after the closing quote of the string whose opening quote is at `start` (the end of
+    /// the text if it never closes).
     private static func endOfString(_ bytes: [UInt8], from start: Int) -> Int {
         var index = start + 1
         while index < bytes.count {

@@ -31,13 +31,31 @@ struct NotificationV1RedactionTests {
         #expect(result.contains(#""password":"[redacted]""#), "\(result)")
     }
 
-    @Test func aKeyWrittenWithEscapesIsReencodedWithoutTheSecret() throws {
-        let body = #"{"pass\u0077ord":"s3cret","bid":"com.example.app"}"#
+    /// A key spelled with escapes is a `password` key too, wherever it is and however often: the
+    /// decoder keeps the first of duplicate keys, so a second one must not survive either.
+    @Test(arguments: [
+        #"{"pass\u0077ord":"s3cret","bid":"com.example.app"}"#,
+        #"{"password":"s3cret","p\u0061ssword":"s3cret","bid":"com.example.app"}"#,
+        #"{"password":"guess","p\u0061ssword":"s3cret","bid":"com.example.app"}"#,
+        #"{"bid":"com.example.app","unified_receipt":{"p\u0061ssword":"s3cret"}}"#,
+    ])
+    func aKeyWrittenWithEscapesIsRedactedInPlace(_ body: String) throws {
         let result = NotificationV1.redactingPassword(in: Data(body.utf8))
-        #expect(!String(decoding: result, as: UTF8.self).contains("s3cret"))
+        let text = String(decoding: result, as: UTF8.self)
+        #expect(!text.contains("s3cret") && !text.contains("guess"), "\(text)")
+        #expect(text.contains("com.example.app"))
         let decoded = try JSONDecoder().decode(NotificationV1.self, from: result)
-        #expect(decoded.password == NotificationV1.redactedPassword)
-        #expect(decoded.bid == "com.example.app")
+        #expect(decoded.password == nil || decoded.password == NotificationV1.redactedPassword)
+    }
+
+    /// UTF-16 text, which the decoder reads but a byte scan for UTF-8 would not see, is re-encoded as
+    /// UTF-8 and redacted; text that is not JSON in any encoding is replaced by the placeholder.
+    @Test func aBodyInAnotherEncodingIsReencodedWithoutTheSecret() throws {
+        let utf16 = try #require(#"{"password":"s3cret","bid":"com.example.app"}"#.data(using: .utf16LittleEndian))
+        let result = String(decoding: NotificationV1.redactingPassword(in: utf16), as: UTF8.self)
+        #expect(result == #"{"bid":"com.example.app","password":"[redacted]"}"#)
+        let broken = try #require(#"{"password":"s3cret","bid":5"#.data(using: .utf16LittleEndian))
+        #expect(String(decoding: NotificationV1.redactingPassword(in: broken), as: UTF8.self) == #"{"password":"[redacted]"}"#)
     }
 
     @Test func theWordPasswordAsAValueOrInsideAStringIsLeftAlone() {

@@ -10,22 +10,31 @@ extension NotificationV1 {
     /// A V1 notification carries the app's shared secret in `password`. A ledger keeps bodies forever
     /// and serves them to anyone who may read events, so the secret must go before a body is stored,
     /// as an event or as a rejection. The bytes are rewritten in place so the rest of Apple's text
-    /// stays exact. A body that still decodes to another password afterwards (its key written with
-    /// escapes) is re-encoded with the password replaced, its one departure from the text as sent.
+    /// stays exact. A body with a NUL byte (UTF-16 or UTF-32, which the decoder also reads) is
+    /// re-encoded as UTF-8 first, its one departure from the text as sent, or replaced by a
+    /// placeholder object when it is not JSON at all.
     public static func redactingPassword(in body: Data) -> Data {
-        let redacted = Data(PasswordRedaction.rewrite(Array(body), placeholder: redactedPassword))
-        guard let decoded = try? JSONDecoder().decode(NotificationV1.self, from: redacted),
-              let password = decoded.password, password != redactedPassword
-        else { return redacted }
-        return reencoded(body)
+        let redacted = body.contains(0) ? reencoded(body) : rewritten(body)
+        // A last check with the decoder the ledger reads bodies with: no password but the placeholder.
+        if let decoded = try? JSONDecoder().decode(NotificationV1.self, from: redacted),
+           let password = decoded.password, password != redactedPassword {
+            return placeholder
+        }
+        return redacted
     }
 
-    /// The body parsed and written again with the password replaced, keys sorted; only a placeholder
-    /// object if even that fails, so a secret is never kept.
+    private static var placeholder: Data { Data(#"{"password":"\#(redactedPassword)"}"#.utf8) }
+
+    private static func rewritten(_ body: Data) -> Data {
+        Data(PasswordRedaction.rewrite(Array(body), placeholder: redactedPassword))
+    }
+
+    /// The body parsed and written again as UTF-8, keys sorted, then redacted; the placeholder object
+    /// if it does not parse, so a secret is never kept.
     private static func reencoded(_ body: Data) -> Data {
-        let fallback = Data(#"{"password":"\#(redactedPassword)"}"#.utf8)
-        guard var object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else { return fallback }
-        object["password"] = redactedPassword
-        return (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? fallback
+        guard let object = try? JSONSerialization.jsonObject(with: body),
+              let utf8 = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        else { return placeholder }
+        return rewritten(utf8)
     }
 }
