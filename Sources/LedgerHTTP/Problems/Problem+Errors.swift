@@ -52,8 +52,9 @@ extension Problem {
             self.init(status: .contentTooLarge, code: "payload_too_large", title: "Payload too large",
                       detail: "request bodies are limited to \(LedgerRequestContext.maximumBodySize) bytes")
         case let error as HTTPParserError:
-            // The request broke off or was not HTTP (the client closed mid-body, or the request timeout
-            // closed it): the client's failure, not the server's, so not a 500 on the dashboards.
+            // The body broke off or its framing was broken (the client closed mid-body, or the request
+            // timeout closed it): the client's failure, not the server's, so not a 500 on the dashboards.
+            // A head that is not HTTP never reaches a route; the HTTP stack answers it.
             self.init(status: .badRequest, code: "malformed_request", title: "Malformed request",
                       detail: "the request could not be read: \(error.debugDescription)")
         case let error as DecodingError:

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The form `GET /v1/events` answers in, chosen from the request's `Accept` header.
 enum FeedFormat: Equatable {
     /// One page as a JSON object (the default).
@@ -12,10 +14,10 @@ enum FeedFormat: Equatable {
         var json = 0.0
         for range in (accept ?? "").split(separator: ",") {
             let parameters = range.split(separator: ";")
-            guard let type = parameters.first.map(Self.trimmed)?.lowercased() else { continue }
+            guard let type = parameters.first?.trimmingCharacters(in: .whitespaces).lowercased() else { continue }
             var quality = 1.0
             for parameter in parameters.dropFirst() {
-                let pair = parameter.split(separator: "=", maxSplits: 1).map(Self.trimmed)
+                let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
                 if pair.count == 2, pair[0].lowercased() == "q", let value = Double(pair[1]) { quality = value }
             }
             switch type {
@@ -25,9 +27,5 @@ enum FeedFormat: Equatable {
             }
         }
         self = ndjson > 0 && ndjson >= json ? .ndjson : .page
-    }
-
-    private static func trimmed(_ text: Substring) -> String {
-        String(text.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
     }
 }
