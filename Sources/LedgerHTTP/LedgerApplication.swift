@@ -33,7 +33,8 @@ public enum LedgerApplication {
         clock: any LedgerClock,
         metrics: PrometheusCollectorRegistry? = nil
     ) -> Router<LedgerRequestContext> {
-        let router = Router(context: LedgerRequestContext.self)
+        // Every GET route answers HEAD too (uptime checks use it): the GET's answer without its body.
+        let router = Router(context: LedgerRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: RequestIDMiddleware())
         // Requests by route and status, and their duration (swift-metrics; Prometheus in serve).
         router.add(middleware: RequestMetricsMiddleware())
@@ -46,7 +47,7 @@ public enum LedgerApplication {
             LedgerRoutes(ledger: ledger, keys: keys, clock: clock).register(on: router)
         }
         // Last, so it wraps only the answer for a request no route matched.
-        router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes))
+        router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes, headForGet: true))
         return router
     }
 

@@ -209,7 +209,7 @@ struct APIEndToEndTests {
         try await H.run(dialect) { h in
             let read = try await h.request(.post, "/v1/users/u1/entitlements", key: H.ingestKey, json: "{}")
             #expect(read.status == .methodNotAllowed)
-            #expect(read.headers[.allow] == "GET")
+            #expect(read.headers[.allow] == "GET, HEAD")
             #expect(read.headers[.contentType] == "application/problem+json")
             #expect(try h.object(read)["code"] as? String == "method_not_allowed")
             let webhook = try await h.request(.get, "/v1/apple/notifications/v2")
@@ -223,6 +223,31 @@ struct APIEndToEndTests {
                 #expect(unknown.headers[.allow] == nil)
             }
             #expect(try await h.eventCount() == 0)
+        }
+    }
+
+    /// Uptime checks and caches send HEAD: every GET route answers it as its GET would, without the
+    /// body, behind the same key check.
+    @Test(arguments: TestDatabases.dialects)
+    func headOnAGetRouteAnswersTheGetsStatusAndHeadersWithoutABody(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect) { h in
+            _ = try await h.submit(user: "u1", H.transaction("1000", purchased: 0, expires: 30), at: 1)
+            let recorded = try await h.eventCount()
+            for (path, key) in [("/health", nil), ("/v1/users/u1/entitlements", H.readKey), ("/v1/subscriptions/1000", H.readKey), ("/v1/events", H.readKey)] {
+                let get = try await h.request(.get, path, key: key)
+                let head = try await h.request(.head, path, key: key)
+                #expect(get.status == .ok, "\(path)")
+                #expect(head.status == .ok, "\(path)")
+                #expect(head.body.readableBytes == 0, "\(path)")
+                #expect(head.headers[.contentType] == get.headers[.contentType], "\(path)")
+                #expect(head.headers[.contentLength] == String(get.body.readableBytes), "\(path)")
+            }
+            let unauthorized = try await h.request(.head, "/v1/users/u1/entitlements")
+            #expect(unauthorized.status == .unauthorized)
+            #expect(unauthorized.body.readableBytes == 0)
+            #expect(try await h.request(.head, "/v1/subscriptions/999", key: H.readKey).status == .notFound)
+            #expect(try await h.request(.head, "/v1/apple/notifications/v2").headers[.allow] == "POST")
+            #expect(try await h.eventCount() == recorded)
         }
     }
 

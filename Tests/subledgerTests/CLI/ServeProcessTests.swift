@@ -27,12 +27,16 @@ struct ServeProcessTests {
             #expect(read.status == 200)
             #expect(try await httpGet("http://127.0.0.1:\(port)/v1/users/u1/events", bearer: "secret").status == 200)
             #expect(try await httpGet("http://127.0.0.1:\(port)/v1/events", bearer: "secret").status == 200)
+            // A served path under another method is counted under its route, not an unknown one.
+            #expect(try await httpGet("http://127.0.0.1:\(port)/v1/users/u1/entitlements", method: .POST).status == 405)
             let metrics = try await httpGet("http://127.0.0.1:\(port)/metrics")
             #expect(metrics.status == 200)
             #expect(metrics.body.contains(#"http_server_request_duration_count{http_route="/health""#))
             // Requests by route, method and status; no error series where nothing was thrown.
             #expect(metrics.body.contains(#"hb_requests{http_route="/v1/users/{user_id}/entitlements",http_request_method="GET",http_response_status_code="401"} 1"#))
             #expect(metrics.body.contains(#"hb_requests{http_route="/v1/users/{user_id}/entitlements",http_request_method="GET",http_response_status_code="200"} 1"#))
+            #expect(metrics.body.contains(#"hb_requests{http_route="/v1/users/{user_id}/entitlements",http_request_method="POST",http_response_status_code="405"} 1"#))
+            #expect(!metrics.body.contains(#"http_route="Unknown""#))
             #expect(!metrics.body.contains("hb_request_errors"))
             // The ledger's own timers report too (they are made once, after the metrics system starts).
             #expect(metrics.body.contains(#"subledger_database_duration_count{operation="read_entitlements"} 1"#))
