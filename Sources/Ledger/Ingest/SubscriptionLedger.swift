@@ -155,7 +155,8 @@ public final class SubscriptionLedger: Sendable {
             stream: LedgerEventType.chainStream(chain),
             dedupeKey: "transaction:\(transaction.transactionId):\(transaction.assertedAt)" + (renewals.first.map { ":\($0.assertedAt)" } ?? ""),
             receivedAt: now, context: context, facts: verified.facts,
-            claims: [LinkClaim(chain: chain, userId: userId, source: "submit", isExplicit: true)] + appAccountTokenClaims(in: fact, except: userId)
+            // The caller names the owner; the transaction's own appAccountToken claims nothing here.
+            claims: [LinkClaim(chain: chain, userId: userId, source: "submit", isExplicit: true)]
         )
         try Self.refuseIfKept(result)
         return try await entitlements(userId: userId, at: clock.now())
@@ -318,6 +319,13 @@ public final class SubscriptionLedger: Sendable {
         let now = clock.now()
         for entry in entries {
             let pending = entry.pending
+            // A token claims a chain once, with the first fact that brings it: a renewal carrying the
+            // token the chain already had claims nothing, so it cannot take back a chain a submission
+            // moved, nor record another refusal under `keep`. Read before this fact is folded in.
+            var carried: [String: Set<String>] = [:]
+            for claim in pending.claims where !claim.isExplicit && !entry.event.isDuplicate && carried[claim.chain] == nil {
+                carried[claim.chain] = try await documents.appAccountTokens(onChain: claim.chain)
+            }
             if !entry.event.isDuplicate {
                 let projectable = ProjectableEvent(
                     eventID: entry.event.eventID.lowercaseString, streamID: pending.stream, position: entry.event.position,
@@ -326,6 +334,7 @@ public final class SubscriptionLedger: Sendable {
                 try await projector.apply(projectable, to: documents)
             }
             for claim in pending.claims where claim.isExplicit || !entry.event.isDuplicate {
+                if !claim.isExplicit, carried[claim.chain]?.contains(claim.userId) == true { continue }
                 let owner = if let decided = owners[claim.chain] {
                     decided
                 } else {
@@ -356,12 +365,13 @@ public final class SubscriptionLedger: Sendable {
     }
 
     /// The chains the users named by the fact's `appAccountToken`s claim (when enabled), one claim per
-    /// chain, in chain order.
-    func appAccountTokenClaims(in fact: AppleFact, except userId: String? = nil) -> [LinkClaim] {
+    /// chain, in chain order. Each is decided only if the chain's transactions did not already carry
+    /// that token (see `fold`).
+    func appAccountTokenClaims(in fact: AppleFact) -> [LinkClaim] {
         guard configuration.linkAppAccountToken else { return [] }
         var claims: [String: String] = [:]
         for transaction in fact.transactions {
-            if let token = transaction.appAccountToken, !token.isEmpty, token != userId {
+            if let token = transaction.appAccountToken, !token.isEmpty {
                 claims[transaction.originalTransactionId] = token
             }
         }

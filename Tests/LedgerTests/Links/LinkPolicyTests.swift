@@ -157,6 +157,61 @@ struct LinkPolicyTests {
         }
     }
 
+    /// A token claims its chain once. After a submission moved the chain to another user, renewals
+    /// still carrying the first token leave it there, instead of moving it back on every renewal.
+    @Test(arguments: TestDatabases.dialects)
+    func aRenewalCarryingTheChainsTokenDoesNotTakeBackAChainASubmissionMoved(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect: dialect, policy: .transfer) { h in
+            let token = "6f0c2d4e-3f0b-4a59-9d7e-2a1b3c4d5e6f"
+            try await h.notify(.subscribed, .initialBuy, transaction: H.transaction("1000", purchased: 0, expires: 30, token: token), at: 0)
+            // Bob's backend submits the same purchase, which still carries the token.
+            let bob = try await h.submit(user: "bob", H.transaction("1000", purchased: 0, expires: 30, token: token), at: 1)
+            #expect(bob.subscriptions.map(\.originalTransactionId) == ["1000"])
+            try await h.notify(.didRenew, transaction: H.transaction("1001", purchased: 30, expires: 60, token: token), at: 30)
+            try await h.notify(.didRenew, transaction: H.transaction("1002", purchased: 60, expires: 90, token: token), at: 60)
+            #expect(try await h.entitlement("pro", of: "bob", at: 61)?.expiresAt == Day.date(90))
+            #expect(try await h.ledger.entitlements(userId: token, at: Day.date(61)).subscriptions.isEmpty)
+            #expect(try await h.store.readStream("user-\(token)").map(\.type) == ["user.linked", "user.unlinked"])
+            #expect(try await h.store.readStream("user-bob").map(\.type) == ["user.linked"])
+        }
+    }
+
+    /// A submission links the chain to the user it names, whatever `appAccountToken` the transaction
+    /// carries (another user's, or the submitter's own id in another case): one answer, one owner.
+    @Test(arguments: TestDatabases.dialects)
+    func aSubmissionLinksTheSubmitterWhateverTokenTheTransactionCarries(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect: dialect, policy: .transfer) { h in
+            let other = "0e4b8a36-58a4-4f43-8c4c-5c3d2e1f0a9b"
+            let bob = try await h.submit(user: "bob", H.transaction("1000", purchased: 0, expires: 30, token: other), at: 0)
+            #expect(bob.subscriptions.map(\.originalTransactionId) == ["1000"])
+            #expect(try await h.store.readStream("user-\(other)").isEmpty)
+            let upper = "469E7EB9-2F6A-4C8B-9D1E-3A5B7C9D0E1F"
+            let own = try await h.submit(user: upper, H.transaction("2000", original: "2000", purchased: 0, expires: 30, token: upper), at: 1)
+            #expect(own.subscriptions.map(\.originalTransactionId) == ["2000"])
+            #expect(try await h.store.readStream("user-\(upper.lowercased())").isEmpty)
+            // Apple's later notification about the chain carries the token the chain already had.
+            try await h.notify(.didRenew, transaction: H.transaction("1001", purchased: 30, expires: 60, token: other), at: 30)
+            #expect(try await h.entitlement("pro", of: "bob", at: 31)?.expiresAt == Day.date(60))
+            #expect(try await h.store.readStream("user-\(other)").isEmpty)
+        }
+    }
+
+    /// Under `keep`, a token naming another user is refused once, not again with every renewal.
+    @Test(arguments: TestDatabases.dialects)
+    func underKeepATokenIsRefusedOnceNotOnEveryRenewal(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect: dialect, policy: .keep) { h in
+            try await h.submit(user: "alice", H.transaction("1000", purchased: 0, expires: 30), at: 0)
+            for (index, id) in ["1001", "1002", "1003"].enumerated() {
+                let day = Double(30 * (index + 1))
+                try await h.notify(.didRenew, transaction: H.transaction(id, purchased: day, expires: day + 30, token: "mallory"), at: day)
+            }
+            let refused = try await h.store.readStream("user-mallory")
+            #expect(refused.count == 1)
+            #expect(try refused.map { try JSONDecoder().decode(UserLink.self, from: $0.data).outcome } == [.rejected])
+            #expect(try await h.entitlement("pro", of: "alice", at: 91)?.expiresAt == Day.date(120))
+        }
+    }
+
     @Test func eventsBeforeTheLinkJoinTheUsersViewWhenTheLinkArrives() async throws {
         try await H.run { h in
             try await h.notify(.subscribed, .initialBuy, transaction: H.transaction("1000", purchased: 0, expires: 30), at: 0)
