@@ -234,15 +234,16 @@ public final class PostgresEventStore: EventStore {
         onAppend: @escaping @Sendable (AppendResult) -> Void = { _ in }
     ) -> PostgresProjectionTransaction {
         let known = TransactionHeads()
+        let stamp = TransactionStamp()
         return PostgresProjectionTransaction(
             connection: connection, logger: logger,
             appendEvents: { stream, events, expected in
-                let result = try await self.appendInTransaction(connection, to: stream, events, expected: expected, known: known)
+                let result = try await self.appendInTransaction(connection, to: stream, events, expected: expected, known: known, stamp: stamp)
                 onAppend(result)
                 return result
             },
             appendToStreams: { appends in
-                let results = try await self.appendToStreams(connection, appends, known: known)
+                let results = try await self.appendToStreams(connection, appends, known: known, stamp: stamp)
                 results.forEach(onAppend)
                 return results
             },
@@ -284,14 +285,16 @@ public final class PostgresEventStore: EventStore {
     /// the heads (sorted, so concurrent batches queue rather than deadlock) and find the stored
     /// duplicates, then move and create the heads and insert every event in one statement. One round
     /// trip when the transaction already holds every head and has looked up every key.
-    private func appendToStreams(_ connection: PostgresConnection, _ appends: [StreamAppend], known: TransactionHeads) async throws -> [AppendResult] {
+    private func appendToStreams(
+        _ connection: PostgresConnection, _ appends: [StreamAppend], known: TransactionHeads, stamp: TransactionStamp
+    ) async throws -> [AppendResult] {
         let streams = Array(Set(appends.map(\.stream))).sorted()
         let keys = appends.flatMap { $0.events.compactMap(\.dedupeKey) }
         let held = known.known(streams: streams, keys: keys)
         if held == nil, appends.count == 1, let only = appends.first {
             // A lone append the transaction did not lock for beforehand (a projector's, a transfer's
             // unlink) is usually one round trip this way.
-            return [try await appendInTransaction(connection, to: only.stream, only.events, expected: .any, known: known)]
+            return [try await appendInTransaction(connection, to: only.stream, only.events, expected: .any, known: known, stamp: stamp)]
         }
         let prepared = try appends.map { try PreparedEvent.prepare(stream: $0.stream, $0.events) }
         var locked: [String: StreamHead] = [:]
@@ -309,7 +312,7 @@ public final class PostgresEventStore: EventStore {
         }
         // Plan each part on the heads the earlier parts left; a key planned earlier in this call is a
         // duplicate of that row, whose position is known only after the insert.
-        let recordedAt = Timestamp.micros(Timestamp.truncated(now()))
+        let recordedAt = stamp.micros(now)
         var heads = locked
         var planned = stored
         var plans: [AppendPlan] = []
@@ -372,13 +375,14 @@ public final class PostgresEventStore: EventStore {
         to stream: String,
         _ events: [NewEvent],
         expected: ExpectedVersion,
-        known: TransactionHeads
+        known: TransactionHeads,
+        stamp: TransactionStamp
     ) async throws -> AppendResult {
         let prepared = try PreparedEvent.prepare(stream: stream, events)
         let keys = prepared.compactMap(\.event.dedupeKey)
         // Whatever happens below moves the head and stores the keys behind the record's back.
         known.forget(stream: stream, keys: keys)
-        let recordedAt = Timestamp.micros(Timestamp.truncated(now()))
+        let recordedAt = stamp.micros(now)
         // A guessed head that proves stale costs no error, so the fresh read can follow in the same
         // transaction. So does a stored duplicate of a lone event (its statement checks the key);
         // other dedupe keys go straight to the fresh read, as a duplicate would abort the transaction.

@@ -120,7 +120,7 @@ public final class SQLiteEventStore: EventStore {
         let prepared = try PreparedEvent.prepare(stream: stream, events)
         let keys = prepared.compactMap(\.event.dedupeKey)
         let result = try await writeTransaction {
-            let result = try await appendRows(to: stream, prepared: prepared, keys: keys, expected: expectedVersion)
+            let result = try await appendRows(to: stream, prepared: prepared, keys: keys, expected: expectedVersion, stamp: TransactionStamp())
             if let inline {
                 try await inline(result, projectionTransaction())
             }
@@ -142,16 +142,22 @@ public final class SQLiteEventStore: EventStore {
     private func projectionTransaction(
         onAppend: @escaping @Sendable (AppendResult) -> Void = { _ in }
     ) -> SQLiteProjectionTransaction {
-        SQLiteProjectionTransaction(connection: writer) { stream, events, expected in
+        let stamp = TransactionStamp()
+        return SQLiteProjectionTransaction(connection: writer) { stream, events, expected in
             let prepared = try PreparedEvent.prepare(stream: stream, events)
-            let result = try await self.appendRows(to: stream, prepared: prepared, keys: prepared.compactMap(\.event.dedupeKey), expected: expected)
+            let result = try await self.appendRows(
+                to: stream, prepared: prepared, keys: prepared.compactMap(\.event.dedupeKey), expected: expected, stamp: stamp
+            )
             onAppend(result)
             return result
         }
     }
 
-    /// Appends inside the open write transaction: reads the head and the duplicates, then inserts.
-    private func appendRows(to stream: String, prepared: [PreparedEvent], keys: [String], expected expectedVersion: ExpectedVersion) async throws -> AppendResult {
+    /// Appends inside the open write transaction: reads the head and the duplicates, then inserts,
+    /// stamped with the transaction's `recorded_at`.
+    private func appendRows(
+        to stream: String, prepared: [PreparedEvent], keys: [String], expected expectedVersion: ExpectedVersion, stamp: TransactionStamp
+    ) async throws -> AppendResult {
         var head = StreamHead.empty
         if let row = try await writer.query(SQLiteSQL.streamHead, [.text(stream)]).first {
             head = StreamHead(version: Int64(row.column("version")?.integer ?? 0), hash: Self.blob(row.column("head_hash")))
@@ -171,7 +177,7 @@ public final class SQLiteEventStore: EventStore {
         }
         let plan = try AppendPlan(
             stream: stream, events: prepared, expected: expectedVersion, head: head,
-            duplicates: duplicates, recordedAtMicros: Timestamp.micros(Timestamp.truncated(now()))
+            duplicates: duplicates, recordedAtMicros: stamp.micros(now)
         )
         var positions: [Int64] = []
         for row in plan.rows {

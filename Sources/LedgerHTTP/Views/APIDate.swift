@@ -1,19 +1,23 @@
+import EventStore
 import Foundation
 
 /// Dates in the API: ISO 8601 UTC with milliseconds, e.g. `2026-11-21T10:00:00.000Z`.
 enum APIDate {
     static let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
-    /// The date's text, at the nearest millisecond.
+    /// The date's text, in the millisecond the ledger counts it in (`Timestamp.milliseconds`: its
+    /// nearest microsecond, rounded down).
     ///
     /// Apple's dates are whole milliseconds, which a `Date` holds only to the nearest double:
     /// `ISO8601FormatStyle` truncated those and printed many of them a millisecond early (…742.699 as
-    /// .698). Written here from whole milliseconds for years 1970 to 9999, which is also several times
-    /// cheaper than the style, used only outside that range.
+    /// .698). An event's `recorded_at` has microseconds, and `as_of` counts it in the millisecond it
+    /// falls in, so it is shown in that one, not rounded into the next. Written here from whole
+    /// milliseconds for years 1970 to 9999, which is also several times cheaper than the style, used
+    /// only outside that range.
     static func string(_ date: Date) -> String {
-        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
+        let milliseconds = Timestamp.milliseconds(date)
         guard milliseconds >= 0, milliseconds < 253_402_300_800_000 else { return style.format(date) }
-        return string(millisecondsSince1970: Int64(milliseconds))
+        return string(millisecondsSince1970: milliseconds)
     }
 
     /// Formats whole milliseconds since 1970 (0 up to the end of year 9999).

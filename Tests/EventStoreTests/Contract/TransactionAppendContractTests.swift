@@ -1,6 +1,7 @@
 import EventStore
 import EventStoreTesting
 import Foundation
+import Synchronization
 import Testing
 
 /// Appends made from inside another append's transaction (a fact and the link it implies).
@@ -32,6 +33,31 @@ struct TransactionAppendContractTests {
             // The hash chain of a stream written from both places stays whole.
             let audit = try await store.audit(progress: nil)
             #expect(audit.isIntact)
+        }
+    }
+
+    /// A transaction's events become visible together, so they carry one `recorded_at`, however the
+    /// clock moves between its appends: an `as_of` moment never splits a transfer's link from its unlink.
+    @Test(arguments: TestDatabases.dialects)
+    func everyEventOfATransactionIsRecordedAtTheSameMoment(_ dialect: StorageDialect) async throws {
+        let ticks = Mutex(0)
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        // Each reading of the clock is 0.7 ms after the one before.
+        let clock: @Sendable () -> Date = { start.addingTimeInterval(0.0007 * Double(ticks.withLock { $0 += 1; return $0 })) }
+        try await withFreshStore(dialect, now: clock) { (fixture: StoreFixture) async throws in
+            let store = fixture.store
+            try await store.transaction { transaction in
+                _ = try await transaction.append(to: "chain-1", [event("fact", ["n": 1])], expectedVersion: .any)
+                _ = try await transaction.append([
+                    StreamAppend(stream: "user-a", events: [event("user.linked", ["n": 2])]),
+                    StreamAppend(stream: "user-b", events: [event("user.unlinked", ["n": 3])]),
+                ])
+                _ = try await transaction.append(to: "user-c", [event("user.linked", ["n": 4])], expectedVersion: .any)
+            }
+            _ = try await store.append(to: "chain-2", event("fact", ["n": 5]), expectedVersion: .any)
+            let all = try await readLog(store, atLeast: 5).events
+            #expect(Set(all.prefix(4).map(\.recordedAt)).count == 1)
+            #expect(all[4].recordedAt > all[0].recordedAt)
         }
     }
 

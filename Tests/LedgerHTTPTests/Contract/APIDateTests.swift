@@ -51,9 +51,14 @@ struct APIDateTests {
         #expect(APIDate.string(date) == "2091-06-19T16:09:02.699Z")
     }
 
-    @Test func fractionsRoundToTheNearestMillisecondAndFarDatesUseTheStyle() {
-        #expect(APIDate.string(Date(timeIntervalSince1970: 1.0006)) == "1970-01-01T00:00:01.001Z")
+    /// An event's `recorded_at` has microseconds; `as_of` counts it in the millisecond it falls in,
+    /// so it is shown in that one (.000600 is .000, not rounded up into .001, which `as_of=.000`
+    /// includes).
+    @Test func fractionsAreShownInTheMillisecondTheyFallInAndFarDatesUseTheStyle() {
+        #expect(APIDate.string(Date(timeIntervalSince1970: 1.0006)) == "1970-01-01T00:00:01.000Z")
         #expect(APIDate.string(Date(timeIntervalSince1970: 1.0004)) == "1970-01-01T00:00:01.000Z")
+        #expect(APIDate.string(Date(timeIntervalSince1970: 1.0009999)) == "1970-01-01T00:00:01.001Z")
+        #expect(APIDate.string(Date(timeIntervalSince1970: 1.001)) == "1970-01-01T00:00:01.001Z")
         #expect(APIDate.string(millisecondsSince1970: 951_825_600_007) == "2000-02-29T12:00:00.007Z")
         let before1970 = Date(timeIntervalSince1970: -86_400)
         #expect(APIDate.string(before1970) == APIDate.style.format(before1970))
