@@ -28,13 +28,16 @@ public struct ChainBreak: Sendable, Hashable, CustomStringConvertible {
     public var position: Int64
     /// Why the link is broken.
     public var reason: Reason
+    /// The version the stream's head row states, for `headMismatch` and `eventsMissing`.
+    public var headVersion: Int64?
 
     /// Creates a break.
-    public init(streamID: String, streamVersion: Int64, position: Int64, reason: Reason) {
+    public init(streamID: String, streamVersion: Int64, position: Int64, reason: Reason, headVersion: Int64? = nil) {
         self.streamID = streamID
         self.streamVersion = streamVersion
         self.position = position
         self.reason = reason
+        self.headVersion = headVersion
     }
 
     /// The kinds of break the audit detects.
@@ -45,10 +48,22 @@ public struct ChainBreak: Sendable, Hashable, CustomStringConvertible {
         case versionGap = "version_gap"
         /// The stream's head (version or hash) does not match its last event.
         case headMismatch = "head_mismatch"
+        /// Events are stored on a stream that has no head row: the row was removed, or the events
+        /// moved to another stream id.
+        case headMissing = "head_missing"
+        /// A stream's head counts events of which none is stored: they were removed or moved.
+        case eventsMissing = "events_missing"
     }
 
     public var description: String {
-        "stream \(streamID) version \(streamVersion) (position \(position)): \(reason.rawValue)"
+        switch reason {
+        case .headMismatch:
+            "stream \(streamID): head_mismatch (its events end at version \(streamVersion), its head says version \(headVersion ?? 0) or another hash)"
+        case .eventsMissing:
+            "stream \(streamID): events_missing (its head says version \(headVersion ?? 0), no event is stored)"
+        case .hashMismatch, .versionGap, .headMissing:
+            "stream \(streamID) version \(streamVersion) (position \(position)): \(reason.rawValue)"
+        }
     }
 }
 

@@ -1,9 +1,9 @@
 import Foundation
 
-/// An event read for the audit, with its stream's stored head.
+/// An event read for the audit, with its stream's stored head (nil when the stream has no head row).
 struct ChainRow: Sendable {
     var event: RecordedEvent
-    var head: StreamHead
+    var head: StreamHead?
 }
 
 /// Checks hash chains from rows ordered by stream and version; shared by both adapters.
@@ -11,7 +11,7 @@ struct ChainAuditor {
     private var streams = 0
     private var events = 0
     private var breaks: [ChainBreak] = []
-    private var current: (stream: String, version: Int64, hash: Data, head: StreamHead, broken: Bool)?
+    private var current: (stream: String, version: Int64, hash: Data, head: StreamHead?, broken: Bool)?
     private let totalEvents: Int
     private let progress: (@Sendable (AuditProgress) -> Void)?
 
@@ -33,6 +33,10 @@ struct ChainAuditor {
         }
         guard var state = current, !state.broken else { return }
         defer { current = state }
+        guard state.head != nil else {
+            record(event, .headMissing, &state)
+            return
+        }
         guard event.streamVersion == state.version + 1 else {
             record(event, .versionGap, &state)
             return
@@ -45,22 +49,29 @@ struct ChainAuditor {
         state.hash = event.hash
     }
 
-    private mutating func record(_ event: RecordedEvent, _ reason: ChainBreak.Reason, _ state: inout (stream: String, version: Int64, hash: Data, head: StreamHead, broken: Bool)) {
+    private mutating func record(_ event: RecordedEvent, _ reason: ChainBreak.Reason, _ state: inout (stream: String, version: Int64, hash: Data, head: StreamHead?, broken: Bool)) {
         breaks.append(ChainBreak(streamID: event.streamID, streamVersion: event.streamVersion, position: event.position, reason: reason))
         state.broken = true
     }
 
     private mutating func finishStream() {
-        guard let state = current, !state.broken else { return }
-        if state.head.version != state.version || state.head.hash != state.hash {
-            breaks.append(ChainBreak(streamID: state.stream, streamVersion: state.version, position: 0, reason: .headMismatch))
+        guard let state = current, !state.broken, let head = state.head else { return }
+        if head.version != state.version || head.hash != state.hash {
+            breaks.append(ChainBreak(streamID: state.stream, streamVersion: state.version, position: 0, reason: .headMismatch, headVersion: head.version))
         }
     }
 
+    /// A stream head whose events are all gone (the walk, which goes by events, never reaches it).
+    mutating func headWithoutEvents(stream: String, version: Int64) {
+        streams += 1
+        breaks.append(ChainBreak(streamID: stream, streamVersion: 0, position: 0, reason: .eventsMissing, headVersion: version))
+    }
+
+    /// The report, once every event and every head without events has been checked.
     mutating func finish() -> AuditReport {
         finishStream()
         current = nil
         progress?(AuditProgress(events: events, streams: streams, totalEvents: totalEvents))
-        return AuditReport(streams: streams, events: events, breaks: breaks)
+        return AuditReport(streams: streams, events: events, breaks: breaks.sorted { ($0.streamID, $0.streamVersion) < ($1.streamID, $1.streamVersion) })
     }
 }

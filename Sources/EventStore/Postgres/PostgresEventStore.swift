@@ -817,9 +817,10 @@ public final class PostgresEventStore: EventStore {
                 for try await row in try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.chainPage, binds: binds), logger: logger) {
                     let event = try Self.decodeEvent(row)
                     let columns = row.makeRandomAccess()
-                    let headVersion = try columns[12].decode(Int64.self)
-                    let headHash = try columns[13].decode(ByteBuffer.self)
-                    rows.append(ChainRow(event: event, head: StreamHead(version: headVersion, hash: Data(buffer: headHash))))
+                    let headVersion = try columns[12].decode(Int64?.self)
+                    let headHash = try columns[13].decode(ByteBuffer?.self)
+                    let head = headVersion.map { StreamHead(version: $0, hash: headHash.map { Data(buffer: $0) } ?? Data()) }
+                    rows.append(ChainRow(event: event, head: head))
                 }
                 return rows
             }
@@ -827,6 +828,15 @@ public final class PostgresEventStore: EventStore {
             for row in page { auditor.check(row) }
             after = (last.event.streamID, last.event.streamVersion)
         }
+        let orphans = try await leased { connection in
+            var heads: [(String, Int64)] = []
+            for try await (stream, version) in try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.headsWithoutEvents), logger: logger)
+                .decode((String, Int64).self) {
+                heads.append((stream, version))
+            }
+            return heads
+        }
+        for (stream, version) in orphans { auditor.headWithoutEvents(stream: stream, version: version) }
         return auditor.finish()
     }
 

@@ -218,12 +218,19 @@ enum PostgresSQL {
     /// Walks events stream by stream with each stream's head, for the hash-chain audit.
     static let chainPage = """
         SELECT \(eventColumns), s.version, s.head_hash
-        FROM events JOIN streams s USING (stream_id)
+        FROM events LEFT JOIN streams s USING (stream_id)
         WHERE (stream_id, stream_version) > ($1, $2)
         ORDER BY stream_id, stream_version LIMIT $3
         """
 
     static let eventCount = "SELECT count(*)::int8 FROM events"
+
+    /// Heads with no event behind them: the audit's walk goes by events, so it cannot see these.
+    static let headsWithoutEvents = """
+        SELECT stream_id, version FROM streams s
+        WHERE version > 0 AND NOT EXISTS (SELECT 1 FROM events e WHERE e.stream_id = s.stream_id)
+        ORDER BY stream_id
+        """
 
     static let allDocuments = "SELECT model, key, data FROM projections ORDER BY model, key"
 

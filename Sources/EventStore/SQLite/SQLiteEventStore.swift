@@ -384,13 +384,15 @@ public final class SQLiteEventStore: EventStore {
                 guard !rows.isEmpty else { break }
                 for row in rows {
                     let event = try Self.decodeEvent(row)
-                    let head = StreamHead(
-                        version: Int64(row.column("head_version")?.integer ?? -1),
-                        hash: Self.blob(row.column("head_hash"))
-                    )
+                    let head = row.column("head_version")?.integer.map {
+                        StreamHead(version: Int64($0), hash: Self.blob(row.column("head_hash")))
+                    }
                     auditor.check(ChainRow(event: event, head: head))
                     after = (event.streamID, event.streamVersion)
                 }
+            }
+            for row in try await reader.query(SQLiteSQL.headsWithoutEvents) {
+                auditor.headWithoutEvents(stream: row.column("stream_id")?.string ?? "", version: Int64(row.column("version")?.integer ?? 0))
             }
             return auditor.finish()
         }

@@ -59,6 +59,34 @@ struct IntegrityContractTests {
         }
     }
 
+    /// The walk goes by events, so a stream whose only event was deleted, or an event moved to a
+    /// stream id with no head, left no broken link to find: both are reported now.
+    @Test(arguments: TestDatabases.dialects)
+    func auditFindsAStreamWhoseEventsWereDeletedAndAnEventMovedToAnotherStream(_ dialect: StorageDialect) async throws {
+        try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
+            for stream in ["deleted", "moved", "intact"] {
+                _ = try await fixture.store.append(to: stream, event("e", ["stream": stream]), expectedVersion: .any)
+            }
+            let edits = "DELETE FROM events WHERE stream_id = 'deleted'; UPDATE events SET stream_id = 'elsewhere' WHERE stream_id = 'moved'"
+            switch dialect {
+            case .postgres:
+                try await fixture.rawExecute("""
+                    ALTER TABLE events DISABLE TRIGGER events_immutable_rows;
+                    \(edits);
+                    ALTER TABLE events ENABLE TRIGGER events_immutable_rows;
+                    """)
+            case .sqlite:
+                try await fixture.rawExecute("DROP TRIGGER events_immutable_update; DROP TRIGGER events_immutable_delete; \(edits)")
+            }
+            let report = try await fixture.store.audit(progress: nil)
+            #expect(!report.isIntact)
+            #expect(report.events == 2)
+            #expect(report.breaks.map(\.streamID) == ["deleted", "elsewhere", "moved"])
+            #expect(report.breaks.map(\.reason) == [.eventsMissing, .headMissing, .eventsMissing])
+            #expect(report.breaks.first?.description == "stream deleted: events_missing (its head says version 1, no event is stored)")
+        }
+    }
+
     @Test(arguments: TestDatabases.dialects)
     func auditReportsProgress(_ dialect: StorageDialect) async throws {
         try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
