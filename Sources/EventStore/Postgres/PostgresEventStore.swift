@@ -133,6 +133,25 @@ public final class PostgresEventStore: EventStore {
         }
     }
 
+    public func pendingMigrations() async throws -> [Migration] {
+        let shipped = try MigrationCatalog.migrations(for: .postgres)
+        let applied = try await leased { connection -> Set<Int> in
+            var exists = false
+            for try await (found) in try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.migrationsTableExists), logger: logger)
+                .decode(Bool.self) {
+                exists = found
+            }
+            guard exists else { return [] }
+            var versions: Set<Int> = []
+            for try await version in try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.appliedVersions), logger: logger)
+                .decode(Int32.self) {
+                versions.insert(Int(version))
+            }
+            return versions
+        }
+        return shipped.filter { !applied.contains($0.version) }
+    }
+
     // MARK: Append
 
     public func append(

@@ -263,6 +263,10 @@ enum PostgresSQL {
 
     static let appliedMigrations = "SELECT version, name, checksum FROM schema_migrations ORDER BY version"
 
+    static let migrationsTableExists = "SELECT to_regclass('schema_migrations') IS NOT NULL"
+
+    static let appliedVersions = "SELECT version FROM schema_migrations"
+
     static let recordMigration = "INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)"
 
     static let insertRejection = "INSERT INTO rejections (source, code, detail, body) VALUES ($1, $2, $3, $4) RETURNING id"

@@ -53,9 +53,14 @@ public final class SQLiteEventStore: EventStore {
     public func shutdown() async throws {
         try await gate.withExclusiveAccess {
             // Close both even if the first fails: sqlite-nio asserts every connection is closed.
+            // Through the future-returning `close`: the async one is cancelled with its task, and a
+            // store is often shut down by a task the service group has already cancelled (another
+            // service failed to start), which left both open.
             var failure: (any Error)?
-            do { try await self.reader.close() } catch { failure = error }
-            do { try await self.writer.close() } catch { failure = failure ?? error }
+            for connection in [self.reader, self.writer] {
+                let closed: EventLoopFuture<Void> = connection.close()
+                do { try await closed.get() } catch { failure = failure ?? error }
+            }
             if let failure { throw failure }
         }
     }
@@ -80,6 +85,15 @@ public final class SQLiteEventStore: EventStore {
     }
 
     // MARK: Migrations
+
+    public func pendingMigrations() async throws -> [Migration] {
+        let shipped = try MigrationCatalog.migrations(for: .sqlite)
+        let applied = try await withStorageErrors { () -> Set<Int> in
+            guard try await !reader.query(SQLiteSQL.migrationsTableExists).isEmpty else { return [] }
+            return Set(try await reader.query(SQLiteSQL.appliedMigrations).map { Int($0.column("version")?.integer ?? 0) })
+        }
+        return shipped.filter { !applied.contains($0.version) }
+    }
 
     @discardableResult
     public func migrate() async throws -> [AppliedMigration] {

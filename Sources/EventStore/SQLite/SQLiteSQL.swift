@@ -136,6 +136,8 @@ enum SQLiteSQL {
 
     static let appliedMigrations = "SELECT version, name, checksum FROM schema_migrations ORDER BY version"
 
+    static let migrationsTableExists = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+
     static let recordMigration = """
         INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (?1, ?2, ?3, ?4)
         """

@@ -4,7 +4,8 @@ import Hummingbird
 /// Liveness and readiness probes for load balancers and orchestrators.
 ///
 /// `/health` answers while the process serves HTTP at all; `/ready` also checks that the event store
-/// answers, so traffic is withheld while the database is down.
+/// answers and has every migration this build needs, so traffic is withheld while the database is
+/// down or its schema is behind.
 public struct HealthRoutes: Sendable {
     let store: any EventStore
 
@@ -19,10 +20,17 @@ public struct HealthRoutes: Sendable {
             ProbeStatus(status: "ok", database: nil)
         }
         router.get("ready") { _, _ in
+            let pending: [Migration]
             do {
-                try await store.ping()
+                pending = try await store.pendingMigrations()
             } catch {
                 throw Problem.storageUnavailable("the \(store.dialect.rawValue) database does not answer: \(error)")
+            }
+            // Started with migrations off (a separate migrate job): no traffic until the schema is there.
+            guard pending.isEmpty else {
+                throw Problem.storageUnavailable(
+                    "the \(store.dialect.rawValue) database lacks \(pending.count) migration(s) this build needs (\(pending.map(\.name).joined(separator: ", "))); run subledger migrate"
+                )
             }
             return ProbeStatus(status: "ready", database: store.dialect.rawValue)
         }

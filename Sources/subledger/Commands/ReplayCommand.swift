@@ -21,7 +21,12 @@ struct ReplayCommand: AsyncParsableCommand {
         let progress = ProgressPrinter(label: check ? "replay --check" : "replay")
         let check = self.check
         let report = try await StoreRunner.withStore(configuration.database, logger: logger) { store in
-            try await store.migrate()
+            if check {
+                // A check changes nothing, so it needs no write rights: a schema behind is reported.
+                try await SchemaCheck.requireCurrent(store, before: "replay --check")
+            } else {
+                try await store.migrate()
+            }
             let replayer = LedgerReplayer(store: store)
             let onProgress: @Sendable (LedgerReplayer.Progress) -> Void = { step in
                 progress.update(done: step.events, total: step.totalEvents, unit: "events")

@@ -5,10 +5,19 @@ import ServiceLifecycle
 struct EventStoreService: Service {
     let store: any EventStore
 
+    /// Runs until a graceful shutdown, or until the group cancels it because another service failed
+    /// (the HTTP server could not bind, a migration failed); the store is closed either way, so its
+    /// connections never outlive it and the failure is what the process reports.
     func run() async throws {
-        try await cancelWhenGracefulShutdown {
-            try await store.run()
+        var failure: (any Error)?
+        do {
+            try await cancelWhenGracefulShutdown {
+                try await store.run()
+            }
+        } catch {
+            failure = error
         }
         try await store.shutdown()
+        if let failure { throw failure }
     }
 }

@@ -1,7 +1,9 @@
 import EventStore
 import Logging
 
-/// Opens the store a URL names, keeps its background work running around `body`, and closes it.
+/// Opens the store a URL names, keeps its background work running around `body`, and closes it,
+/// also when `body` fails (an unknown migration, tables that are not there), so the command reports
+/// that failure rather than a connection left open.
 enum StoreRunner {
     static func withStore<T: Sendable>(
         _ url: DatabaseURL,
@@ -9,15 +11,25 @@ enum StoreRunner {
         _ body: @Sendable (any EventStore) async throws -> T
     ) async throws -> T {
         let store = try await EventStoreFactory.open(url, logger: logger)
-        let result = try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask {
-                try await store.run()
-                return nil
-            }
-            defer { group.cancelAll() }
-            return try await body(store)
+        let result: Result<T, any Error>
+        do {
+            result = .success(try await withThrowingTaskGroup(of: T?.self) { group in
+                group.addTask {
+                    try await store.run()
+                    return nil
+                }
+                defer { group.cancelAll() }
+                return try await body(store)
+            })
+        } catch {
+            result = .failure(error)
         }
-        try await store.shutdown()
-        return result
+        do {
+            try await store.shutdown()
+        } catch {
+            // When the body failed, its failure is the one to report.
+            if case .success = result { throw error }
+        }
+        return try result.get()
     }
 }

@@ -73,6 +73,60 @@ struct ServeProcessTests {
         }
     }
 
+    /// A second server on a port already taken, on SQLite, says why and exits 1: the store is closed
+    /// when the HTTP server fails to start (a connection left open ended the debug build in an
+    /// assertion, with no word about the port).
+    @Test func serveOnAPortInUseSaysSoAndExitsCleanly() async throws {
+        try await withTemporaryDirectory { directory in
+            let first = try SubledgerProcess(["serve"], in: directory, environment: ["SUBLEDGER_HTTP_PORT": "0"])
+            let port = try await first.waitForPort()
+            let second = try await SubledgerProcess.run(["serve"], in: directory, environment: ["SUBLEDGER_HTTP_PORT": "\(port)"])
+            #expect(second.status == 1)
+            #expect(second.stderr.contains("Address already in use"), "\(second.stderr)")
+            #expect(!second.stderr.contains("Assertion failed"))
+            first.signal(SIGTERM)
+            #expect(try await first.waitForExit() == 0)
+        }
+    }
+
+    /// The read-only commands never migrate (an auditor's role may have no write rights): on a
+    /// database without the schema they say to run migrate and exit 1, and leave it unmigrated.
+    @Test func replayCheckAndAuditVerifyOnADatabaseWithoutTheSchemaSayToMigrateAndChangeNothing() async throws {
+        try await withTemporaryDirectory { directory in
+            for command in [["replay", "--check"], ["audit", "verify"]] {
+                let result = try await SubledgerProcess.run(command, in: directory)
+                #expect(result.status == 1, "\(command)")
+                #expect(result.stderr.contains("lacks 2 migration(s)"), "\(result.stderr)")
+                #expect(result.stderr.contains("run subledger migrate before \(command.joined(separator: " "))"), "\(result.stderr)")
+                #expect(!result.stderr.contains("Assertion failed"))
+            }
+            // Nothing was applied behind the operator's back.
+            let migrate = try await SubledgerProcess.run(["migrate"], in: directory)
+            #expect(migrate.stdout.contains("applied 0001_events.sql"))
+            #expect(try await SubledgerProcess.run(["replay", "--check"], in: directory).status == 0)
+        }
+    }
+
+    /// Started with migrations off (a separate migrate job), the server is alive but not ready until
+    /// the schema is there, so no traffic reaches tables that do not exist.
+    @Test func readyIs503UntilTheSchemaIsMigratedWhenServeDoesNotMigrate() async throws {
+        try await withTemporaryDirectory { directory in
+            let server = try SubledgerProcess(["serve"], in: directory, environment: [
+                "SUBLEDGER_HTTP_PORT": "0", "SUBLEDGER_DATABASE_MIGRATE_ON_START": "false",
+            ])
+            let port = try await server.waitForPort()
+            #expect(try await httpGet("http://127.0.0.1:\(port)/health").status == 200)
+            let notReady = try await httpGet("http://127.0.0.1:\(port)/ready")
+            #expect(notReady.status == 503)
+            #expect(notReady.contentType == "application/problem+json")
+            #expect(notReady.body.contains("run subledger migrate"))
+            #expect(try await SubledgerProcess.run(["migrate"], in: directory).status == 0)
+            #expect(try await httpGet("http://127.0.0.1:\(port)/ready").status == 200)
+            server.signal(SIGTERM)
+            #expect(try await server.waitForExit() == 0)
+        }
+    }
+
     @Test func migrateThenAuditVerifyPassesAndFailsAfterTampering() async throws {
         try await withTemporaryDirectory { directory in
             let migrate = try await SubledgerProcess.run(["migrate"], in: directory)
