@@ -25,7 +25,7 @@ struct ConfigurationKey: Sendable {
         ConfigurationKey(path: "http.port", kind: .integer(0...65535), help: "port to listen on (0 picks a free one)"),
         ConfigurationKey(path: "http.idle_timeout_seconds", kind: .integer(1...3600), help: "seconds a connection may send nothing, mid-request or between requests, before it is closed"),
         ConfigurationKey(path: "http.request_timeout_seconds", kind: .integer(1...3600), help: "seconds a connection has to deliver its next whole request, so a client trickling bytes is closed too"),
-        ConfigurationKey(path: "database.url", kind: .string, help: "sqlite:PATH or postgres://user:password@host:port/db"),
+        ConfigurationKey(path: "database.url", kind: .string, help: "sqlite:PATH or postgres://user@host:port/db (a password only in SUBLEDGER_DATABASE_URL)"),
         ConfigurationKey(path: "database.migrate_on_start", kind: .boolean, help: "apply pending migrations when serve starts"),
         ConfigurationKey(path: "log.level", kind: .choice(["trace", "debug", "info", "notice", "warning", "error", "critical"]), help: "least severe log level written"),
         ConfigurationKey(path: "apple.verify_receipt.production_url", kind: .string, help: "Apple's verifyReceipt production endpoint"),

@@ -55,7 +55,7 @@ struct ConfigurationLoader {
             guard let key = keys[path] else { continue }
             values[path] = try Self.validate(value, for: key, source: sources[path] ?? path)
         }
-        var configuration = try SubledgerConfiguration(values: values)
+        var configuration = try SubledgerConfiguration(values: values, sources: sources)
         try StructuredSettings.apply(sections, to: &configuration, environment: environment)
         if let variable = values["apple.verify_receipt.shared_secret_env"] {
             guard let secret = environment[variable], !secret.isEmpty else {

@@ -39,17 +39,26 @@ struct SubledgerConfiguration: Sendable, Equatable {
         var allowUnsignedLocal: Bool
     }
 
-    /// Reads settings from already-parsed scalar values keyed by dotted path.
-    init(values: [String: String]) throws {
+    /// Reads settings from already-parsed scalar values keyed by dotted path; `sources` names where
+    /// each came from (the key itself for the file, or its environment variable), for errors.
+    init(values: [String: String], sources: [String: String] = [:]) throws {
         if let host = values["http.host"] { httpHost = host }
         if let port = values["http.port"] { httpPort = Int(port) ?? httpPort }
         if let idle = values["http.idle_timeout_seconds"] { httpIdleTimeoutSeconds = Int(idle) ?? httpIdleTimeoutSeconds }
         if let request = values["http.request_timeout_seconds"] { httpRequestTimeoutSeconds = Int(request) ?? httpRequestTimeoutSeconds }
         if let url = values["database.url"] {
+            let source = sources["database.url"] ?? "database.url"
             do {
                 database = try DatabaseURL(url)
             } catch {
-                throw ConfigurationError(key: "database.url", message: error.message)
+                throw ConfigurationError(key: source, message: error.message)
+            }
+            // Secrets come only from the environment: the file is shared, copied and committed.
+            if source == "database.url", case .postgres(let postgres) = database, postgres.password != nil {
+                throw ConfigurationError(
+                    key: source,
+                    message: "carries a password, and secrets never go in the file: set the whole URL in SUBLEDGER_DATABASE_URL instead"
+                )
             }
         }
         if let migrate = values["database.migrate_on_start"] { migrateOnStart = migrate == "true" }

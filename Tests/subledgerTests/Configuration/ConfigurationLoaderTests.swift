@@ -116,6 +116,43 @@ struct ConfigurationLoaderTests {
         }
     }
 
+    /// A bad URL from the environment is named by its variable, as every other key is.
+    @Test func aBadDatabaseURLIsNamedByWhereItCameFrom() {
+        for (environment, yaml, key) in [
+            (["SUBLEDGER_DATABASE_URL": "mysql://x"], "", "SUBLEDGER_DATABASE_URL"),
+            ([:], "database: { url: \"mysql://x\" }", "database.url"),
+        ] {
+            do {
+                _ = try ConfigurationLoader(environment: environment).load(yaml: yaml)
+                Issue.record("accepted mysql://x")
+            } catch let error as ConfigurationError {
+                #expect(error.key == key)
+            } catch {
+                Issue.record("unexpected error \(error)")
+            }
+        }
+    }
+
+    /// Secrets only from the environment: a password in the file's URL is refused (the same URL from
+    /// SUBLEDGER_DATABASE_URL is the way to give one).
+    @Test func aPasswordInTheFilesDatabaseURLIsRefusedAndAcceptedFromTheEnvironment() throws {
+        let yaml = "database: { url: \"postgres://ledger:hunter2@db:5432/ledger\" }"
+        do {
+            _ = try ConfigurationLoader(environment: [:]).load(yaml: yaml)
+            Issue.record("accepted a password in the file")
+        } catch let error as ConfigurationError {
+            #expect(error.key == "database.url")
+            #expect(error.message.contains("SUBLEDGER_DATABASE_URL"))
+            #expect(!error.message.contains("hunter2"))
+        }
+        let fromEnvironment = try ConfigurationLoader(environment: ["SUBLEDGER_DATABASE_URL": "postgres://ledger:hunter2@db:5432/ledger"]).load(yaml: "")
+        guard case .postgres(let settings) = fromEnvironment.database else {
+            Issue.record("SUBLEDGER_DATABASE_URL was not read as PostgreSQL")
+            return
+        }
+        #expect(settings.password == "hunter2")
+    }
+
     @Test func environmentNamesFollowTheDottedKeys() {
         let names = ConfigurationKey.all.map(\.environmentName)
         #expect(names.contains("SUBLEDGER_HTTP_PORT"))
