@@ -4,7 +4,8 @@ import Foundation
 /// Decides a user's entitlements at a moment from their chains and grants: a pure function.
 public struct EntitlementEvaluator: Sendable {
     public let catalog: ProductCatalog
-    /// Whether sandbox chains grant entitlements (default yes, so App Review works).
+    /// Whether sandbox chains grant entitlements (default yes, so App Review works). When not, a
+    /// sandbox chain is still listed among the subscriptions and adds nothing to the entitlements.
     public let sandboxGrants: Bool
 
     /// Creates an evaluator.
@@ -28,7 +29,9 @@ public struct EntitlementEvaluator: Sendable {
         for chain in chains {
             guard let evaluation = chainEvaluator.evaluate(chain, at: date) else { continue }
             subscriptions.append(evaluation)
-            let grants = evaluation.environment != "Sandbox" || sandboxGrants
+            // A sandbox chain that grants nothing never gave the user an entitlement, so it lists none
+            // (it is still a subscription, with its own status).
+            guard evaluation.environment != "Sandbox" || sandboxGrants else { continue }
             let current = Set(catalog.entitlements(of: evaluation.productId))
             // Entitlements once granted by an older product of the chain are listed, inactive (products
             // bought after `at` had granted nothing yet).
@@ -37,7 +40,7 @@ public struct EntitlementEvaluator: Sendable {
                 ever.formUnion(catalog.entitlements(of: transaction.productId))
             }
             for id in ever {
-                let granting = current.contains(id) && grants
+                let granting = current.contains(id)
                 let active = granting && evaluation.hasAccess
                 candidates[id, default: []].append(EntitlementStatus(
                     id: id,
