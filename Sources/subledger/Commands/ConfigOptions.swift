@@ -10,7 +10,14 @@ struct ConfigOptions: ParsableArguments {
         do {
             return try ConfigurationLoader().load(path: config)
         } catch let error as ConfigurationError {
-            throw ValidationError(error.description)
+            throw Self.exit(error)
         }
+    }
+
+    /// Says what is wrong with the configuration and exits 64, without the command-line usage a
+    /// `ValidationError` prints: the command line itself was fine.
+    static func exit(_ error: ConfigurationError) -> ExitCode {
+        printError("Error: \(error.description)")
+        return ExitCode(64)
     }
 }

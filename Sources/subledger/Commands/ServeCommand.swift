@@ -27,7 +27,7 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             try await run(configuration)
         } catch let error as ConfigurationError {
-            throw ValidationError(error.description)
+            throw ConfigOptions.exit(error)
         }
     }
 
@@ -40,6 +40,9 @@ struct ServeCommand: AsyncParsableCommand {
             FileHandle.standardOutput.write(Data("subledger listening on http://\(host):\(port)\n".utf8))
         }
     }
+
+    /// How long a graceful stop (SIGTERM, SIGINT) waits for requests in flight before cancelling them.
+    static let maximumGracefulShutdown: Duration = .seconds(10)
 
     /// Opens the store, applies migrations if asked, and serves HTTP until the task is cancelled or a
     /// shutdown signal arrives. The HTTP server is the last service, so it stops first.
@@ -83,13 +86,15 @@ struct ServeCommand: AsyncParsableCommand {
                 }
             }
         }
-        let group = ServiceGroup(
-            configuration: .init(
-                services: [.init(service: EventStoreService(store: store)), .init(service: app)],
-                gracefulShutdownSignals: signals,
-                logger: logger
-            )
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: [.init(service: EventStoreService(store: store)), .init(service: app)],
+            gracefulShutdownSignals: signals,
+            logger: logger
         )
-        try await group.run()
+        // A graceful stop waits for requests in flight, but not for ever: a slow client reading the
+        // NDJSON feed held a stop for 88 seconds. After this the rest is cancelled.
+        groupConfiguration.maximumGracefulShutdownDuration = Self.maximumGracefulShutdown
+        try await ServiceGroup(configuration: groupConfiguration).run()
+        logger.info("stopped")
     }
 }

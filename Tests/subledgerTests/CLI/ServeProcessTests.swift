@@ -45,6 +45,7 @@ struct ServeProcessTests {
 
             server.signal(SIGTERM)
             #expect(try await server.waitForExit() == 0)
+            #expect(server.standardError.contains("stopped"))
         }
     }
 
@@ -52,8 +53,10 @@ struct ServeProcessTests {
         try await withTemporaryDirectory { directory in
             try "http:\n  prot: 8080\n".write(to: directory.appendingPathComponent("subledger.yaml"), atomically: true, encoding: .utf8)
             let result = try await SubledgerProcess.run(["serve"], in: directory)
-            #expect(result.status != 0)
+            #expect(result.status == 64)
             #expect(result.stderr.contains("http.prot"))
+            // The command line was fine: no usage text, which reads as a mistyped command.
+            #expect(!result.stderr.contains("Usage:"))
             #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("subledger.sqlite").path))
         }
     }
