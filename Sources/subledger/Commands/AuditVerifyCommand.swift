@@ -15,7 +15,7 @@ struct AuditVerifyCommand: AsyncParsableCommand {
     @OptionGroup var options: ConfigOptions
 
     func run() async throws {
-        let configuration = try options.load()
+        let configuration = try options.load(needsSecrets: false)
         let logger = ProcessLogger.make(level: configuration.logLevel)
         let progress = ProgressPrinter(label: "audit")
         let report = try await StoreRunner.withStore(configuration.database, logger: logger) { store in

@@ -5,10 +5,11 @@ struct ConfigOptions: ParsableArguments {
     @Option(name: .long, help: "YAML configuration file (default: subledger.yaml if present). SUBLEDGER_* environment variables override it.")
     var config: String?
 
-    /// The configuration from the file and the environment.
-    func load() throws -> SubledgerConfiguration {
+    /// The configuration from the file and the environment; with `needsSecrets` false, secrets the
+    /// file names by environment variable may be missing (commands that never talk to Apple).
+    func load(needsSecrets: Bool = true) throws -> SubledgerConfiguration {
         do {
-            return try ConfigurationLoader().load(path: config)
+            return try ConfigurationLoader(needsSecrets: needsSecrets).load(path: config)
         } catch let error as ConfigurationError {
             throw Self.exit(error)
         }

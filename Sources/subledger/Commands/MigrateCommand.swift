@@ -12,7 +12,7 @@ struct MigrateCommand: AsyncParsableCommand {
     @OptionGroup var options: ConfigOptions
 
     func run() async throws {
-        let configuration = try options.load()
+        let configuration = try options.load(needsSecrets: false)
         let logger = ProcessLogger.make(level: configuration.logLevel)
         let applied = try await StoreRunner.withStore(configuration.database, logger: logger) { store in
             try await store.migrate()

@@ -16,7 +16,7 @@ struct ReplayCommand: AsyncParsableCommand {
     var check = false
 
     func run() async throws {
-        let configuration = try options.load()
+        let configuration = try options.load(needsSecrets: false)
         let logger = ProcessLogger.make(level: configuration.logLevel)
         let progress = ProgressPrinter(label: check ? "replay --check" : "replay")
         let check = self.check

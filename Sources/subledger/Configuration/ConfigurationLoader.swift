@@ -13,8 +13,14 @@ struct ConfigurationLoader {
 
     var environment: [String: String]
 
-    init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    /// Whether the secrets the file names by environment variable must be set: true for `serve`;
+    /// the commands that only touch the database (migrate, replay, audit) do without them, so an
+    /// auditor's job is never given Apple's shared secret.
+    var needsSecrets: Bool
+
+    init(environment: [String: String] = ProcessInfo.processInfo.environment, needsSecrets: Bool = true) {
         self.environment = environment
+        self.needsSecrets = needsSecrets
     }
 
     /// Loads from `path` (must exist) or, if nil, from `subledger.yaml` when present.
@@ -56,12 +62,13 @@ struct ConfigurationLoader {
             values[path] = try Self.validate(value, for: key, source: sources[path] ?? path)
         }
         var configuration = try SubledgerConfiguration(values: values, sources: sources)
-        try StructuredSettings.apply(sections, to: &configuration, environment: environment)
+        try StructuredSettings.apply(sections, to: &configuration, environment: environment, needsSecrets: needsSecrets)
         if let variable = values["apple.verify_receipt.shared_secret_env"] {
-            guard let secret = environment[variable], !secret.isEmpty else {
+            if let secret = environment[variable], !secret.isEmpty {
+                configuration.verifyReceiptSharedSecret = secret
+            } else if needsSecrets {
                 throw ConfigurationError(key: "apple.verify_receipt.shared_secret_env", message: "names \(variable), which is not set in the environment")
             }
-            configuration.verifyReceiptSharedSecret = secret
         }
         return configuration
     }

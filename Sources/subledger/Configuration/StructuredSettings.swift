@@ -6,7 +6,11 @@ import Yams
 /// Reads the list and map sections of the file (`apple.apps`, `apple.trusted_roots`, `products`,
 /// `auth.keys`) strictly: unknown keys and bad values fail naming the key, like scalar settings.
 enum StructuredSettings {
-    static func apply(_ sections: [String: Node], to configuration: inout SubledgerConfiguration, environment: [String: String]) throws {
+    /// With `needsSecrets` false (commands that never talk to Apple), a `shared_secret_env` naming a
+    /// variable that is not set leaves the app without a secret instead of failing.
+    static func apply(
+        _ sections: [String: Node], to configuration: inout SubledgerConfiguration, environment: [String: String], needsSecrets: Bool = true
+    ) throws {
         if let node = sections["apple.trusted_roots"] {
             configuration.trustedRoots = try strings(node, key: "apple.trusted_roots")
         }
@@ -28,10 +32,11 @@ enum StructuredSettings {
                 }
                 var secret: String?
                 if let variable = fields["shared_secret_env"]?.string {
-                    guard let value = environment[variable], !value.isEmpty else {
+                    if let value = environment[variable], !value.isEmpty {
+                        secret = value
+                    } else if needsSecrets {
                         throw ConfigurationError(key: "\(key).shared_secret_env", message: "names \(variable), which is not set in the environment")
                     }
-                    secret = value
                 }
                 let unsigned = try fields["allow_unsigned_local"].map { try boolean($0, key: "\(key).allow_unsigned_local") } ?? false
                 return SubledgerConfiguration.AppSettings(bundleId: bundleId, appAppleId: appAppleId, environments: environments, sharedSecret: secret, allowUnsignedLocal: unsigned)
@@ -91,9 +96,9 @@ enum StructuredSettings {
 
     static func boolean(_ node: Node, key: String) throws -> Bool {
         switch node.string?.lowercased() {
-        case "true", "yes", "on": return true
-        case "false", "no", "off": return false
-        default: throw ConfigurationError(key: key, message: "must be true or false")
+        case "true", "yes", "on", "1": return true
+        case "false", "no", "off", "0": return false
+        default: throw ConfigurationError(key: key, message: "must be true or false (got \(node.string ?? "a collection"))")
         }
     }
 

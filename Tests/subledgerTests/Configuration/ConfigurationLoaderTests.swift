@@ -218,4 +218,23 @@ struct StructuredConfigurationTests {
             Issue.record("unexpected error \(error)")
         }
     }
+
+    /// migrate, replay and audit never talk to Apple: they load the same file without the secrets it
+    /// names, so an auditor's job is not given Apple's shared secret. serve still needs them.
+    @Test func commandsThatNeedNoSecretsLoadTheFileWithoutThem() throws {
+        let yaml = """
+            apple:
+              verify_receipt: { shared_secret_env: RECEIPT_SECRET }
+              apps:
+                - { bundle_id: com.example.app, shared_secret_env: APPLE_SHARED_SECRET, allow_unsigned_local: 0 }
+            """
+        let withoutSecrets = try ConfigurationLoader(environment: [:], needsSecrets: false).load(yaml: yaml)
+        #expect(withoutSecrets.apps.map(\.bundleId) == ["com.example.app"])
+        #expect(withoutSecrets.apps.first?.sharedSecret == nil)
+        #expect(withoutSecrets.apps.first?.allowUnsignedLocal == false)
+        #expect(throws: ConfigurationError.self) { try ConfigurationLoader(environment: [:]).load(yaml: yaml) }
+        let served = try ConfigurationLoader(environment: ["APPLE_SHARED_SECRET": "s", "RECEIPT_SECRET": "r"]).load(yaml: yaml)
+        #expect(served.apps.first?.sharedSecret == "s")
+        #expect(served.verifyReceiptSharedSecret == "r")
+    }
 }
