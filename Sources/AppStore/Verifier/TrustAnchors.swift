@@ -79,11 +79,8 @@ public enum TrustAnchors {
     /// Reads and parses a DER or PEM certificate file.
     /// - Why: the `--root FILE` and `appstore.roots` configuration entry point.
     public static func certificates(fromFile path: String) throws -> [Certificate] {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw AppStoreError(.invalidTrustAnchor, "cannot read trust anchor file \(path): \(error)")
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw AppStoreError(.invalidTrustAnchor, "cannot read trust anchor file \(path): it does not exist or is not readable")
         }
         return try certificates(fromFileContents: Array(data))
     }

@@ -34,6 +34,15 @@ struct VerifyCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The JWS or notification body file, or - for stdin.", valueName: "input"))
     var input: String
 
+    /// The environments `--environment` takes, as Apple spells them.
+    static let environments = ["Production", "Sandbox", "Xcode", "LocalTesting"]
+
+    func validate() throws {
+        if let environment, !Self.environments.contains(environment) {
+            throw ValidationError("--environment must be one of \(Self.environments.joined(separator: ", ")) (got \(environment))")
+        }
+    }
+
     func run() async throws {
         do {
             let text = try readInput()
@@ -50,11 +59,12 @@ struct VerifyCommand: AsyncParsableCommand {
         if input == "-" {
             data = FileHandle.standardInput.readDataToEndOfFile()
         } else {
-            do {
-                data = try Data(contentsOf: URL(fileURLWithPath: input))
-            } catch {
-                throw AppStoreError(.invalidFormat, "cannot read \(input): \(error.localizedDescription)")
+            guard let contents = FileManager.default.contents(atPath: input) else {
+                // Not Apple's data at fault: say so plainly, without an App Store error code.
+                printError("cannot read \(input): it does not exist or is not readable")
+                throw ExitCode(1)
             }
+            data = contents
         }
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
