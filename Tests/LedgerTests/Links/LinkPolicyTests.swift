@@ -212,6 +212,26 @@ struct LinkPolicyTests {
         }
     }
 
+    /// A stream can hold a later-stamped event before an earlier-stamped one (`recorded_at` is read
+    /// at a transaction's first append; a transfer takes the previous owner's stream late): as_of
+    /// filters each stream by time instead of stopping at the first later event, which kept a chain
+    /// with its previous owner after the unlink.
+    @Test func asOfFiltersEachStreamByTimeRatherThanStoppingAtTheFirstLaterEvent() async throws {
+        try await H.run(policy: .transfer) { h in
+            try await h.submit(user: "alice", H.transaction("1000", purchased: 0, expires: 30), at: 1)
+            h.clock.set(Day.date(10))
+            _ = try await h.ledger.grant(userId: "alice", entitlement: "pro", expiresAt: Day.date(20), reason: "support", context: .init(source: "test"))
+            // Recorded at day 5, after the grant recorded at day 10 on alice's stream.
+            try await h.submit(user: "bob", H.transaction("1000", purchased: 0, expires: 30), at: 5)
+            #expect(try await h.store.readStream("user-alice").map(\.type) == ["user.linked", "entitlement.granted", "user.unlinked"])
+            let alice = try await h.ledger.entitlements(userId: "alice", asOf: Day.date(7))
+            #expect(alice.subscriptions.isEmpty)
+            #expect(alice.entitlements.isEmpty)
+            let bob = try await h.ledger.entitlements(userId: "bob", asOf: Day.date(7))
+            #expect(bob.subscriptions.map(\.originalTransactionId) == ["1000"])
+        }
+    }
+
     @Test func eventsBeforeTheLinkJoinTheUsersViewWhenTheLinkArrives() async throws {
         try await H.run { h in
             try await h.notify(.subscribed, .initialBuy, transaction: H.transaction("1000", purchased: 0, expires: 30), at: 0)
