@@ -41,8 +41,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
-    /// How long a graceful stop (SIGTERM, SIGINT) waits for requests in flight before cancelling them.
-    static let maximumGracefulShutdown: Duration = .seconds(10)
+    /// How long a graceful stop (SIGTERM, SIGINT) waits for requests in flight before cancelling them:
+    /// less than the 10 seconds `docker stop` waits before SIGKILL, so the store is still closed.
+    static let maximumGracefulShutdown: Duration = .seconds(8)
 
     /// Opens the store, applies migrations if asked, and serves HTTP until the task is cancelled or a
     /// shutdown signal arrives. The HTTP server is the last service, so it stops first.
@@ -94,7 +95,16 @@ struct ServeCommand: AsyncParsableCommand {
         // A graceful stop waits for requests in flight, but not for ever: a slow client reading the
         // NDJSON feed held a stop for 88 seconds. After this the rest is cancelled.
         groupConfiguration.maximumGracefulShutdownDuration = Self.maximumGracefulShutdown
-        try await ServiceGroup(configuration: groupConfiguration).run()
+        do {
+            try await ServiceGroup(configuration: groupConfiguration).run()
+        } catch {
+            // The HTTP server could not bind, a migration failed...: that is what the process
+            // reports, after closing the store (an open SQLite connection ends a debug build).
+            try? await store.shutdown()
+            throw error
+        }
+        // Every service has ended, so no request is left to use the store.
+        try await store.shutdown()
         logger.info("stopped")
     }
 }

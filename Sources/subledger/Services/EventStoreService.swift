@@ -5,19 +5,12 @@ import ServiceLifecycle
 struct EventStoreService: Service {
     let store: any EventStore
 
-    /// Runs until a graceful shutdown, or until the group cancels it because another service failed
-    /// (the HTTP server could not bind, a migration failed); the store is closed either way, so its
-    /// connections never outlive it and the failure is what the process reports.
+    /// Runs until a graceful shutdown, or until the group cancels it because another service failed.
+    /// It does not close the store: `serve` does that once the whole group has ended, so no request
+    /// still being cancelled finds its connection closed.
     func run() async throws {
-        var failure: (any Error)?
-        do {
-            try await cancelWhenGracefulShutdown {
-                try await store.run()
-            }
-        } catch {
-            failure = error
+        try await cancelWhenGracefulShutdown {
+            try await store.run()
         }
-        try await store.shutdown()
-        if let failure { throw failure }
     }
 }
