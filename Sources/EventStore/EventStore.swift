@@ -22,8 +22,9 @@ public protocol EventStore: Sendable {
 
     /// The migrations this build ships that the database has not applied, in order, read without
     /// changing anything (a database with no schema yet has every one pending). Migrations the
-    /// database has and this build does not ship are not counted: an older build beside a newer
-    /// schema still serves during a rolling deploy.
+    /// database has and this build does not ship are not counted, nor are checksums compared (both
+    /// are `migrate`'s to refuse): an older build beside a newer schema still serves during a
+    /// rolling deploy.
     func pendingMigrations() async throws -> [Migration]
 
     /// Appends events to a stream atomically, skipping duplicates by dedupe key.

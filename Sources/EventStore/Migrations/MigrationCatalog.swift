@@ -7,6 +7,17 @@ import Foundation
 public enum MigrationCatalog {
     /// The migrations for a dialect, ordered by number (numbers may differ between dialects).
     public static func migrations(for dialect: StorageDialect) throws -> [Migration] {
+        switch dialect {
+        case .postgres: try shippedPostgres.get()
+        case .sqlite: try shippedSQLite.get()
+        }
+    }
+
+    // Read and hashed once per process: `/ready` asks on every probe, and the files never change.
+    private static let shippedPostgres = Result { try shipped(.postgres) }
+    private static let shippedSQLite = Result { try shipped(.sqlite) }
+
+    private static func shipped(_ dialect: StorageDialect) throws -> [Migration] {
         guard let root = Bundle.module.url(forResource: "Migrations", withExtension: nil) else {
             throw EventStoreError(.databaseError, "the Migrations folder is missing from the EventStore resources")
         }

@@ -134,9 +134,11 @@ public final class SQLiteEventStore: EventStore {
         let prepared = try PreparedEvent.prepare(stream: stream, events)
         let keys = prepared.compactMap(\.event.dedupeKey)
         let result = try await writeTransaction {
-            let result = try await appendRows(to: stream, prepared: prepared, keys: keys, expected: expectedVersion, stamp: TransactionStamp())
+            // One stamp for the append and whatever its inline projection appends.
+            let stamp = TransactionStamp()
+            let result = try await appendRows(to: stream, prepared: prepared, keys: keys, expected: expectedVersion, stamp: stamp)
             if let inline {
-                try await inline(result, projectionTransaction())
+                try await inline(result, projectionTransaction(stamp: stamp))
             }
             return result
         }
@@ -154,10 +156,10 @@ public final class SQLiteEventStore: EventStore {
 
     /// The writer's view of the open write transaction, able to append to other streams in it.
     private func projectionTransaction(
+        stamp: TransactionStamp = TransactionStamp(),
         onAppend: @escaping @Sendable (AppendResult) -> Void = { _ in }
     ) -> SQLiteProjectionTransaction {
-        let stamp = TransactionStamp()
-        return SQLiteProjectionTransaction(connection: writer) { stream, events, expected in
+        SQLiteProjectionTransaction(connection: writer) { stream, events, expected in
             let prepared = try PreparedEvent.prepare(stream: stream, events)
             let result = try await self.appendRows(
                 to: stream, prepared: prepared, keys: prepared.compactMap(\.event.dedupeKey), expected: expected, stamp: stamp

@@ -19,7 +19,7 @@ struct AuditVerifyCommand: AsyncParsableCommand {
         let logger = ProcessLogger.make(level: configuration.logLevel)
         let progress = ProgressPrinter(label: "audit")
         let report = try await StoreRunner.withStore(configuration.database, logger: logger) { store in
-            try await SchemaCheck.requireCurrent(store, before: "audit verify")
+            try await SchemaCheck.requireEvents(store, before: "audit verify")
             return try await store.audit { step in
                 progress.update(done: step.events, total: step.totalEvents, unit: "events")
             }

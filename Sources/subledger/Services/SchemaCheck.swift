@@ -8,10 +8,24 @@ enum SchemaCheck {
         var description: String
     }
 
+    /// Throws `SchemaBehind` unless the database has every migration this build ships (`replay
+    /// --check` compares read models this build writes).
     static func requireCurrent(_ store: any EventStore, before command: String) async throws {
         let pending = try await store.pendingMigrations()
         guard !pending.isEmpty else { return }
-        throw SchemaBehind(description: """
+        throw behind(pending, store: store, before: command)
+    }
+
+    /// Throws `SchemaBehind` only when the database has no event tables at all (migration 0001): the
+    /// audit reads nothing later migrations add, so an auditor's newer build reads an older schema.
+    static func requireEvents(_ store: any EventStore, before command: String) async throws {
+        let pending = try await store.pendingMigrations()
+        guard pending.contains(where: { $0.version == 1 }) else { return }
+        throw behind(pending, store: store, before: command)
+    }
+
+    private static func behind(_ pending: [Migration], store: any EventStore, before command: String) -> SchemaBehind {
+        SchemaBehind(description: """
             the \(store.dialect.rawValue) database lacks \(pending.count) migration(s) this build needs \
             (\(pending.map(\.name).joined(separator: ", "))); run subledger migrate before \(command)
             """)

@@ -64,4 +64,24 @@ struct CheckpointContractTests {
             }
         }
     }
+
+    /// What `/ready` and the read-only commands ask: read without writing, on both adapters.
+    @Test(arguments: TestDatabases.dialects)
+    func pendingMigrationsNamesWhatTheDatabaseLacksWithoutChangingIt(_ dialect: StorageDialect) async throws {
+        try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
+            let shipped = try MigrationCatalog.migrations(for: dialect)
+            #expect(try await fixture.store.pendingMigrations().isEmpty)
+            let last = try #require(shipped.last)
+            try await fixture.rawExecute("DELETE FROM schema_migrations WHERE version = \(last.version)")
+            #expect(try await fixture.store.pendingMigrations().map(\.name) == [last.name])
+            // Asking again changes nothing; a migration this build does not ship is not counted.
+            #expect(try await fixture.store.pendingMigrations().map(\.name) == [last.name])
+            let now = dialect == .postgres ? "now()" : "0"
+            try await fixture.rawExecute("INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (9999, '9999_future.sql', 'x', \(now))")
+            #expect(try await fixture.store.pendingMigrations().map(\.name) == [last.name])
+            // No table at all: a database without the schema lacks every migration.
+            try await fixture.rawExecute("DROP TABLE schema_migrations")
+            #expect(try await fixture.store.pendingMigrations().map(\.name) == shipped.map(\.name))
+        }
+    }
 }

@@ -107,6 +107,37 @@ struct GroupCommitTests {
         }
     }
 
+    /// Renewals of one chain arriving together, some carrying the first owner's token and some a new
+    /// one: the new token claims once and the old one never again, in whatever order and batches
+    /// they land, since each fact reads the chain as the earlier facts of its batch left it.
+    @Test(arguments: TestDatabases.dialects)
+    func renewalsAtOnceCarryingTwoTokensMoveTheChainOnce(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect: dialect, policy: .transfer) { h in
+            try await h.notify(.subscribed, .initialBuy, transaction: H.transaction("1000", purchased: 0, expires: 30, token: "alice"), at: 0)
+            var bodies: [Data] = []
+            for month in 1...12 {
+                let day = Double(30 * month)
+                let renewal = H.transaction("\(1000 + month)", purchased: day, expires: day + 30, token: month.isMultiple(of: 2) ? "bob" : "alice")
+                let jws = try h.pki.signNotification(
+                    type: .didRenew, bundleId: H.bundleId, environment: .sandbox, transaction: renewal, signedDate: Day.apple(day)
+                )
+                bodies.append(try TestPKI.notificationBody(signedPayload: jws))
+            }
+            try await withThrowingTaskGroup(of: IngestResult.self) { group in
+                for body in bodies.shuffled() {
+                    group.addTask { try await h.ledger.ingestNotificationV2(body: body, context: IngestContext(source: "test")) }
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await h.store.readStream("user-alice").map(\.type) == ["user.linked", "user.unlinked"])
+            let bob = try await h.store.readStream("user-bob")
+            #expect(bob.map(\.type) == ["user.linked"])
+            #expect(try bob.map { try JSONDecoder().decode(UserLink.self, from: $0.data).outcome } == [.transferred])
+            #expect(try await h.entitlement("pro", of: "bob", at: 361)?.expiresAt == Day.date(390))
+            #expect(try await h.ledger.entitlements(userId: "alice", at: Day.date(361)).subscriptions.isEmpty)
+        }
+    }
+
     /// Notifications naming different users for the same chains arrive together, so claims on one
     /// chain are decided within one transaction: each chain ends with exactly one owner, every user
     /// who lost it has its link and unlink, and folding the log again gives the same read models.

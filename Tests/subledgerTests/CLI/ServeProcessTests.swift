@@ -107,6 +107,15 @@ struct ServeProcessTests {
             let migrate = try await SubledgerProcess.run(["migrate"], in: directory)
             #expect(migrate.stdout.contains("applied 0001_events.sql"))
             #expect(try await SubledgerProcess.run(["replay", "--check"], in: directory).status == 0)
+            // A schema one migration behind: the audit reads only the events, so it runs; replay
+            // --check compares read models this build writes, so it asks for the migration.
+            let raw = try await SQLiteConnection.open(storage: .file(path: directory.appendingPathComponent("subledger.sqlite").path))
+            _ = try await raw.query("DELETE FROM schema_migrations WHERE version = 2")
+            try await raw.close()
+            #expect(try await SubledgerProcess.run(["audit", "verify"], in: directory).status == 0)
+            let behind = try await SubledgerProcess.run(["replay", "--check"], in: directory)
+            #expect(behind.status == 1)
+            #expect(behind.stderr.contains("lacks 1 migration(s) this build needs (0002_rejections.sql)"))
         }
     }
 
