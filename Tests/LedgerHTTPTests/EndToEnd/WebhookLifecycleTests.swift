@@ -110,4 +110,30 @@ struct WebhookLifecycleTests {
             #expect(try await h.request(.get, "/v1/users/u1/entitlements", key: H.readKey).status == .ok)
         }
     }
+
+    /// The audit's case over HTTP: a chain the token's user bought, which a backend then submits for
+    /// another user, stays with that user through renewals still carrying the token.
+    @Test(arguments: TestDatabases.dialects)
+    func aRenewalCarryingTheTokenDoesNotTakeBackAChainASubmissionMoved(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect) { h in
+            var purchase = H.transaction("1000", purchased: 0, expires: 30)
+            purchase.appAccountToken = Self.token
+            #expect(try await h.notify(.subscribed, .initialBuy, transaction: purchase, at: 0).status == .ok)
+            #expect(try await h.pro(Self.token, at: 1)?["active"] as? Bool == true)
+            let submitted = try await h.submit(user: "bob", purchase, at: 1)
+            #expect(submitted.status == .ok)
+            let subscriptions = try h.object(submitted)["subscriptions"] as? [[String: Any]] ?? []
+            #expect(subscriptions.compactMap { $0["original_transaction_id"] as? String } == ["1000"])
+            for month in 1...2 {
+                var renewal = H.transaction("\(1000 + month)", purchased: Double(30 * month), expires: Double(30 * month + 30))
+                renewal.appAccountToken = Self.token
+                #expect(try await h.notify(.didRenew, transaction: renewal, at: Double(30 * month)).status == .ok)
+            }
+            let bob = try #require(try await h.pro("bob", at: 61))
+            #expect(bob["active"] as? Bool == true)
+            #expect(bob["expires_at"] as? String == "2026-04-01T00:00:00.000Z")
+            // The token's user no longer holds the subscription: it left that user's view.
+            #expect(try await h.pro(Self.token, at: 61) == nil)
+        }
+    }
 }
