@@ -20,6 +20,28 @@ struct GroupCommitTests {
         return try TestPKI.notificationBody(signedPayload: jws)
     }
 
+    /// Signed DID_RENEW bodies for months 1 to 12 of chain 1000, each carrying `token(month)`.
+    static func monthlyRenewals(_ h: LedgerHarness, token: (Int) -> String?) throws -> [Data] {
+        try (1...12).map { month in
+            let day = Double(30 * month)
+            let renewal = H.transaction("\(1000 + month)", purchased: day, expires: day + 30, token: token(month))
+            let jws = try h.pki.signNotification(
+                type: .didRenew, bundleId: H.bundleId, environment: .sandbox, transaction: renewal, signedDate: Day.apple(day)
+            )
+            return try TestPKI.notificationBody(signedPayload: jws)
+        }
+    }
+
+    /// Ingests every body at once, in a shuffled order, so several share group-commit batches.
+    static func ingestAtOnce(_ h: LedgerHarness, _ bodies: [Data]) async throws {
+        try await withThrowingTaskGroup(of: IngestResult.self) { group in
+            for body in bodies.shuffled() {
+                group.addTask { try await h.ledger.ingestNotificationV2(body: body, context: IngestContext(source: "test")) }
+            }
+            try await group.waitForAll()
+        }
+    }
+
     /// 40 purchases at once: each is recorded with its link, every view is right, the hash chains are
     /// whole, and in PostgreSQL fewer transactions than notifications committed them.
     @Test(arguments: TestDatabases.dialects)
@@ -84,21 +106,7 @@ struct GroupCommitTests {
     func renewalsOfOneChainAtOnceLeaveTheNewestState(_ dialect: StorageDialect) async throws {
         try await H.run(dialect: dialect) { h in
             try await h.notify(.subscribed, .initialBuy, transaction: H.transaction("1000", purchased: 0, expires: 30, token: "alice"), at: 0)
-            var bodies: [Data] = []
-            for month in 1...12 {
-                let day = Double(30 * month)
-                let renewal = H.transaction("\(1000 + month)", purchased: day, expires: day + 30)
-                let jws = try h.pki.signNotification(
-                    type: .didRenew, bundleId: H.bundleId, environment: .sandbox, transaction: renewal, signedDate: Day.apple(day)
-                )
-                bodies.append(try TestPKI.notificationBody(signedPayload: jws))
-            }
-            try await withThrowingTaskGroup(of: IngestResult.self) { group in
-                for body in bodies.shuffled() {
-                    group.addTask { try await h.ledger.ingestNotificationV2(body: body, context: IngestContext(source: "test")) }
-                }
-                try await group.waitForAll()
-            }
+            try await Self.ingestAtOnce(h, try Self.monthlyRenewals(h) { _ in nil })
             #expect(try await h.store.readStream("subscription-1000").map(\.streamVersion) == Array(1...13))
             #expect(try await h.chain(at: 361)?.expiresAt == Day.date(390))
             #expect(try await h.chain(at: 100)?.expiresAt == Day.date(120))
@@ -114,21 +122,7 @@ struct GroupCommitTests {
     func renewalsAtOnceCarryingTwoTokensMoveTheChainOnce(_ dialect: StorageDialect) async throws {
         try await H.run(dialect: dialect, policy: .transfer) { h in
             try await h.notify(.subscribed, .initialBuy, transaction: H.transaction("1000", purchased: 0, expires: 30, token: "alice"), at: 0)
-            var bodies: [Data] = []
-            for month in 1...12 {
-                let day = Double(30 * month)
-                let renewal = H.transaction("\(1000 + month)", purchased: day, expires: day + 30, token: month.isMultiple(of: 2) ? "bob" : "alice")
-                let jws = try h.pki.signNotification(
-                    type: .didRenew, bundleId: H.bundleId, environment: .sandbox, transaction: renewal, signedDate: Day.apple(day)
-                )
-                bodies.append(try TestPKI.notificationBody(signedPayload: jws))
-            }
-            try await withThrowingTaskGroup(of: IngestResult.self) { group in
-                for body in bodies.shuffled() {
-                    group.addTask { try await h.ledger.ingestNotificationV2(body: body, context: IngestContext(source: "test")) }
-                }
-                try await group.waitForAll()
-            }
+            try await Self.ingestAtOnce(h, try Self.monthlyRenewals(h) { $0.isMultiple(of: 2) ? "bob" : "alice" })
             #expect(try await h.store.readStream("user-alice").map(\.type) == ["user.linked", "user.unlinked"])
             let bob = try await h.store.readStream("user-bob")
             #expect(bob.map(\.type) == ["user.linked"])
