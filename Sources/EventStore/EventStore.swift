@@ -111,9 +111,6 @@ public protocol EventStore: Sendable {
     /// A wake-up signal raised after events are appended (by this process or, in PostgreSQL, any other).
     var changes: ChangeSignal { get }
 
-    /// Checks that the database answers; throws `storage_unavailable` if not.
-    func ping() async throws
-
     /// Where a batch of database work (ingest transactions, entitlement reads) should run
     /// (`Batcher`'s `executor`): the event loop of the store's connections, so each answer resumes
     /// the batch where it arrived; nil for the global pool.

@@ -859,12 +859,6 @@ public final class PostgresEventStore: EventStore {
         return auditor.finish()
     }
 
-    public func ping() async throws {
-        try await leased { connection in
-            _ = try await connection.query("SELECT 1", logger: logger)
-        }
-    }
-
     /// Runs `body` on a leased connection (see `ConnectionLeaser`), with postgres-nio failures mapped.
     func leased<T>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
         try await withStorageErrors { try await connections.withConnection(body) }

@@ -414,12 +414,6 @@ public final class SQLiteEventStore: EventStore {
         }
     }
 
-    public func ping() async throws {
-        try await withStorageErrors {
-            _ = try await reader.query("SELECT 1")
-        }
-    }
-
     /// Maps sqlite-nio failures onto the store's typed errors.
     private func withStorageErrors<T>(_ body: () async throws -> T) async throws -> T {
         do {
