@@ -319,9 +319,10 @@ public final class SubscriptionLedger: Sendable {
         let now = clock.now()
         for entry in entries {
             let pending = entry.pending
-            // A token claims a chain once, with the first fact that brings it: a renewal carrying the
-            // token the chain already had claims nothing, so it cannot take back a chain a submission
-            // moved, nor record another refusal under `keep`. Read before this fact is folded in.
+            // A token claims a chain only if this fact is the first to bring it to the chain (whatever
+            // brought it before, a submission included): a renewal carrying the token the chain already
+            // had claims nothing, so it cannot take back a chain a submission moved, nor record another
+            // refusal under `keep`, in any arrival order. Read before this fact is folded in.
             var carried: [String: Set<String>] = [:]
             for claim in pending.claims where !claim.isExplicit && !entry.event.isDuplicate && carried[claim.chain] == nil {
                 carried[claim.chain] = try await documents.appAccountTokens(onChain: claim.chain)
