@@ -106,10 +106,26 @@ extension SubscriptionLedger {
     /// The events about a user: their own stream and the streams of the chains they own now, in log
     /// order after `after`, paged like the global feed (the same cursors, and an event that commits
     /// late is not skipped).
+    ///
+    /// The owned chains and the page are two reads. A chain linked between them has its link on the
+    /// page and its own events (committed with the link, just before it) not, and the cursor would
+    /// move past them for good; so the page is read again with every chain its links name.
     public func userEvents(userId: String, after: EventCursor?, limit: Int) async throws -> EventPage {
         try await LedgerMetrics.timed(metrics.readUserEvents) {
-            let chains = try await userDocument(userId).state.chains.keys.sorted().map(LedgerEventType.chainStream)
-            return try await store.readAll(streams: [LedgerEventType.userStream(userId)] + chains, after: after ?? .start, limit: limit)
+            let userStream = LedgerEventType.userStream(userId)
+            var chains = Set(try await userDocument(userId).state.chains.keys)
+            while true {
+                let streams = [userStream] + chains.sorted().map(LedgerEventType.chainStream)
+                let page = try await store.readAll(streams: streams, after: after ?? .start, limit: limit)
+                let linked = try page.events.filter { $0.streamID == userStream && $0.type == LedgerEventType.userLinked }.compactMap { event in
+                    guard case .link(let link) = try ProjectableEvent(event).body, link.outcome != .rejected else { return nil as String? }
+                    return link.originalTransactionId
+                }
+                let missing = Set(linked).subtracting(chains)
+                // Each round adds a chain, and a page names at most `limit`: this ends.
+                guard !missing.isEmpty else { return page }
+                chains.formUnion(missing)
+            }
         }
     }
 
