@@ -40,6 +40,19 @@ struct RejectionContractTests {
         }
     }
 
+    /// Unauthenticated clients choose the body, so only its start is kept: the table stays bounded in
+    /// bytes as well as rows.
+    @Test(arguments: TestDatabases.dialects)
+    func onlyTheStartOfALongRefusedBodyIsKept(_ dialect: StorageDialect) async throws {
+        try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
+            let body = Data(repeating: UInt8(ascii: "x"), count: 1 << 20)
+            try await fixture.store.recordRejection(source: "POST /hook", code: "invalid_format", detail: "too long", body: body)
+            let kept = try #require(try await fixture.store.rejections(limit: 1).first)
+            #expect(kept.body.utf8.count == Rejection.bodyLimit)
+            #expect(Rejection.bodyLimit == 16 << 10)
+        }
+    }
+
     /// Inserts `count` rejections with details `seed-0`... in one statement.
     static func seed(_ count: Int, into fixture: StoreFixture) async throws {
         switch fixture.dialect {
