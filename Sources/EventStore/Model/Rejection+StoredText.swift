@@ -1,10 +1,11 @@
 import Foundation
 
 extension Rejection {
-    /// The most of a refused body a rejection keeps: a whole V2 notification as Apple sends them
-    /// (about 8 KiB), and the start of anything longer. Anyone can post a webhook, so with 1 MiB
-    /// kept per row the 10,000 newest rows could take 10 GiB; now at most about 160 MiB.
-    public static let bodyLimit = 16 << 10
+    /// The most of a refused body a rejection keeps: 64 KiB, the most of a signed input the server
+    /// parses, so every body it could have refused for its contents is kept whole (Apple's V2
+    /// notifications are about 19 KB). Anyone can post a webhook, so with 1 MiB kept per row the
+    /// 10,000 newest rows could take 10 GiB; now at most about 640 MiB.
+    public static let bodyLimit = 64 << 10
 
     /// `text` as both stores can keep it: NUL, which PostgreSQL's text refuses and SQLite's text
     /// reading stops at, becomes U+FFFD. Anyone can post a webhook, so a refused input (and the detail

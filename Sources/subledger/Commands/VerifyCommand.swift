@@ -34,12 +34,9 @@ struct VerifyCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The JWS or notification body file, or - for stdin.", valueName: "input"))
     var input: String
 
-    /// The environments `--environment` takes, as Apple spells them.
-    static let environments = ["Production", "Sandbox", "Xcode", "LocalTesting"]
-
     func validate() throws {
-        if let environment, !Self.environments.contains(environment) {
-            throw ValidationError("--environment must be one of \(Self.environments.joined(separator: ", ")) (got \(environment))")
+        if let environment, !AppStoreEnvironment.known.map(\.rawValue).contains(environment) {
+            throw ValidationError("--environment must be one of \(AppStoreEnvironment.known.map(\.rawValue).joined(separator: ", ")) (got \(environment))")
         }
     }
 

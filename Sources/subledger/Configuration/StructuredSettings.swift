@@ -1,3 +1,4 @@
+import AppStore
 import Foundation
 import Ledger
 import LedgerHTTP
@@ -27,7 +28,7 @@ enum StructuredSettings {
                     appAppleId = id
                 }
                 let environments = try fields["environments"].map { try strings($0, key: "\(key).environments") } ?? ["Production"]
-                for environment in environments where !["Production", "Sandbox", "Xcode", "LocalTesting"].contains(environment) {
+                for environment in environments where !AppStoreEnvironment.known.map(\.rawValue).contains(environment) {
                     throw ConfigurationError(key: "\(key).environments", message: "must be Production, Sandbox, Xcode or LocalTesting (got \(environment))")
                 }
                 var secret: String?

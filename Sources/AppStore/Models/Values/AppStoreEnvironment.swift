@@ -21,4 +21,7 @@ public struct AppStoreEnvironment: RawRepresentable, Codable, Hashable, Sendable
     public static let xcode = AppStoreEnvironment(rawValue: "Xcode")
     /// `LocalTesting`.
     public static let localTesting = AppStoreEnvironment(rawValue: "LocalTesting")
+
+    /// Every environment Apple documents, in the order configuration and help text name them.
+    public static let known: [AppStoreEnvironment] = [.production, .sandbox, .xcode, .localTesting]
 }
