@@ -1,8 +1,8 @@
 import Foundation
 
 /// The byte scan behind ``NotificationV1/redactingPassword(in:)``: reads the text string by string,
-/// and after every key that spells `password` (plainly or with escapes, at any depth, however often)
-/// replaces the value with a placeholder string, copying every other byte.
+/// and after every key that spells `password` (in any letter case, plainly or with escapes, at any
+/// depth, however often) replaces the value with a placeholder string, copying every other byte.
 ///
 /// It reads any UTF-8 text, JSON or not, so a refused body is redacted too. A value that is not a
 /// string (a number, an object) is replaced whole.
@@ -38,12 +38,17 @@ enum PasswordRedaction {
         return output
     }
 
-    /// Whether a quoted key spells `password`, with escapes (`"p\u0061ssword"`) decoded.
+    /// Whether a quoted key spells `password` in any letter case (`"Password"` too: a hand-written
+    /// or re-serialised body may not keep Apple's spelling), with escapes (`"p\u0061ssword"`) decoded.
     private static func isPasswordKey(_ token: ArraySlice<UInt8>) -> Bool {
-        if token.elementsEqual(key) { return true }
+        if token.count == key.count, zip(token, key).allSatisfy({ asciiLowercased($0) == $1 }) { return true }
         guard token.contains(backslash) else { return false }
         let decoded = try? JSONSerialization.jsonObject(with: Data(token), options: .fragmentsAllowed)
-        return decoded as? String == "password"
+        return (decoded as? String)?.lowercased() == "password"
+    }
+
+    private static func asciiLowercased(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
     }
 
     private static func skipWhitespace(_ bytes: [UInt8], from start: Int) -> Int {

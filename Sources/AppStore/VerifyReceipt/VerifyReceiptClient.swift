@@ -119,12 +119,15 @@ public struct VerifyReceiptClient: ReceiptValidating {
         guard httpStatus == 200 else {
             throw AppStoreError(.invalidResponse, "verifyReceipt answered HTTP \(httpStatus)")
         }
-        let decoded: VerifyReceiptResponse
+        let received = Data(bytes.readableBytesView)
+        var decoded: VerifyReceiptResponse
         do {
-            decoded = try JSONDecoder().decode(VerifyReceiptResponse.self, from: Data(bytes.readableBytesView))
+            decoded = try JSONDecoder().decode(VerifyReceiptResponse.self, from: received)
         } catch {
-            throw AppStoreError(.invalidResponse, "verifyReceipt body is not verifyReceipt JSON: \(error)")
+            // The decoder's own text names Swift types; what the body was is enough here.
+            throw AppStoreError(.invalidResponse, "verifyReceipt answered HTTP 200 with a body that is not verifyReceipt JSON (\(received.count) bytes)")
         }
+        decoded.receivedBody = received
         guard let status = decoded.status else {
             throw AppStoreError(.invalidResponse, "verifyReceipt body has no status")
         }

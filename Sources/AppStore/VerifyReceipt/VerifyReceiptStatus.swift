@@ -6,6 +6,8 @@ public enum VerifyReceiptStatus {
     public static let valid = 0
     /// The receipt data was malformed or the service was temporarily unable to read it (retried).
     public static let malformedOrTemporarilyUnreadable = 21002
+    /// The shared secret sent does not match the app's: the sender's configuration, not the receipt.
+    public static let sharedSecretMismatch = 21004
     /// The receipt server was temporarily unable to provide the receipt (retried).
     public static let serverUnavailable = 21005
     /// The subscription has expired; the response still holds the receipt.

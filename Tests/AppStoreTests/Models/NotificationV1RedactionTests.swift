@@ -38,6 +38,10 @@ struct NotificationV1RedactionTests {
         #"{"password":"s3cret","p\u0061ssword":"s3cret","bid":"com.example.app"}"#,
         #"{"password":"guess","p\u0061ssword":"s3cret","bid":"com.example.app"}"#,
         #"{"bid":"com.example.app","unified_receipt":{"p\u0061ssword":"s3cret"}}"#,
+        // Another letter case: the decoder does not read it, but the body is kept all the same.
+        #"{"password":"s3cret","Password":"s3cret","bid":"com.example.app"}"#,
+        #"{"PASSWORD":"s3cret","bid":"com.example.app"}"#,
+        #"{"passW\u006frd":"s3cret","bid":"com.example.app"}"#,
     ])
     func aKeyWrittenWithEscapesIsRedactedInPlace(_ body: String) throws {
         let result = NotificationV1.redactingPassword(in: Data(body.utf8))

@@ -19,6 +19,18 @@ import Testing
         #expect(sent.password == "shared-secret")
         #expect(sent.excludeOldTransactions == true)
         #expect(server.received.map(\.environment) == ["production"])
+        // The answer byte for byte, fields this library does not decode included.
+        #expect(response.receivedBody == Data(Self.valid.utf8))
+    }
+
+    /// Fields the model does not name (`purchase_date`, `download_id`, ...) and string-typed numbers
+    /// stay in the kept body exactly as Apple sent them.
+    @Test func theKeptBodyIsTheAnswerAsReceived() async throws {
+        let body = #"{"status":0, "environment":"Production","receipt":{"bundle_id":"com.example","download_id":7,"in_app":[]},"latest_receipt_info":[{"transaction_id":"1001","purchase_date":"2023-10-24 12:01:40 Etc/GMT","purchase_date_ms":"1698148900000"}]}"#
+        let server = FakeAppleServer(production: [.json(body)])
+        let response = try await server.run { try await VerifyReceiptClient(configuration: $0).verifyReceipt("r", excludeOldTransactions: false) }
+        #expect(response.receivedBody.map { String(decoding: $0, as: UTF8.self) } == body)
+        #expect(response.latestReceiptInfo?.first?.transactionId == "1001")
     }
 
     @Test func sandboxReceiptIsRedirectedToSandbox() async throws {

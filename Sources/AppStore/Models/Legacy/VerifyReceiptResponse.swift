@@ -1,3 +1,5 @@
+import Foundation
+
 /// The JSON answer of Apple's `verifyReceipt` endpoint.
 ///
 /// ``status`` 0 means valid; 21007/21008 mean the other environment; `is-retryable` marks temporary failures.
@@ -16,6 +18,9 @@ public struct VerifyReceiptResponse: Codable, Hashable, Sendable {
     public var latestReceiptInfo: [LegacyInAppTransaction]?
     /// The pending renewals of each subscription.
     public var pendingRenewalInfo: [LegacyPendingRenewalInfo]?
+    /// The response body byte for byte, as ``VerifyReceiptClient`` received it (not encoded or decoded).
+    /// - Why: the decoded fields are only the ones this library reads; a ledger keeps Apple's whole answer.
+    public var receivedBody: Data? = nil
 
     /// Builds the value field by field; every field is optional, as in Apple's documentation.
     /// - Why: lets tests and fakes write payloads by value (then sign them with `AppStoreTesting`).
