@@ -40,12 +40,17 @@ public struct EntitlementEvaluator: Sendable {
                 ever.formUnion(catalog.entitlements(of: transaction.productId))
             }
             for id in ever {
-                let granting = current.contains(id)
-                let active = granting && evaluation.hasAccess
+                guard current.contains(id) else {
+                    // The chain moved to a product without it: report the last period that gave it.
+                    if let past = Self.lastPeriod(granting: id, of: chain, at: at, catalog: catalog, evaluator: chainEvaluator) {
+                        candidates[id, default: []].append(past)
+                    }
+                    continue
+                }
                 candidates[id, default: []].append(EntitlementStatus(
                     id: id,
-                    active: active,
-                    status: granting ? evaluation.status.rawValue : ChainStatus.expired.rawValue,
+                    active: evaluation.hasAccess,
+                    status: evaluation.status.rawValue,
                     productId: evaluation.productId,
                     expiresAt: evaluation.expiresAt,
                     gracePeriodExpiresAt: evaluation.gracePeriodExpiresAt,
@@ -92,6 +97,41 @@ public struct EntitlementEvaluator: Sendable {
         return UserEntitlements(
             userId: user.userId, evaluatedAt: date, asOf: asOf,
             entitlements: entitlements, subscriptions: subscriptions, position: position
+        )
+    }
+
+    /// The entry for an entitlement a chain gave in an earlier period only (its product changed to one
+    /// without it): that period's product, end and revocation, never active and never renewing. An
+    /// upgraded period ends at the upgrade. Of the periods bought by `at` that gave it, the one that
+    /// would govern among them.
+    static func lastPeriod(
+        granting id: String, of chain: ChainState, at: Int64, catalog: ProductCatalog, evaluator: ChainEvaluator
+    ) -> EntitlementStatus? {
+        let known = ChainEvaluator.knownBy(at)
+        let granting = chain.transactions(boughtBy: known).filter { catalog.entitlements(of: $0.productId).contains(id) }
+        guard let period = ChainState.latest(of: granting) else { return nil }
+        let revocation = period.revocationDate.flatMap { $0 <= known ? $0 : nil }
+        let upgraded = period.isUpgraded && revocation != nil
+        let refunded = revocation != nil && !upgraded
+        let expiry = evaluator.expiry(of: period)
+        let end = upgraded ? min(expiry ?? Int64.max, revocation ?? Int64.max) : expiry
+        let status: ChainStatus = refunded ? (ChainEvaluator.isRevokedFromFamilySharing(period) ? .revoked : .refunded) : .expired
+        return EntitlementStatus(
+            id: id,
+            active: false,
+            status: status.rawValue,
+            productId: period.productId,
+            expiresAt: end.map(ChainEvaluator.date),
+            gracePeriodExpiresAt: nil,
+            willRenew: false,
+            renewsToProductId: nil,
+            originalTransactionId: chain.originalTransactionId,
+            environment: period.environment,
+            ownership: period.ownership == "FAMILY_SHARED" ? "family_shared" : "purchased",
+            purchasedAt: ChainEvaluator.date(period.purchaseDate),
+            revokedAt: refunded ? revocation.map(ChainEvaluator.date) : nil,
+            revocationReason: refunded ? period.revocationReason : nil,
+            source: .appStore
         )
     }
 

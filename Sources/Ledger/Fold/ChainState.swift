@@ -77,7 +77,12 @@ public struct ChainState: Codable, Hashable, Sendable {
     /// `at`; nil when none was bought by then. On an upgrade Apple sends only the new transaction,
     /// and the old period can show a later expiry, so expiry alone would pick the wrong one.
     public func governingTransaction(at: Int64) -> TransactionObservation? {
-        transactions(boughtBy: at).max { lhs, rhs in
+        Self.latest(of: transactions(boughtBy: at))
+    }
+
+    /// Of `transactions`, the one that governs (see ``governingTransaction(at:)``).
+    static func latest(of transactions: some Sequence<TransactionObservation>) -> TransactionObservation? {
+        transactions.max { lhs, rhs in
             (lhs.purchaseDate, lhs.isUpgraded ? 0 : 1, lhs.expiresDate ?? Int64.min, lhs.transactionId.count, lhs.transactionId)
                 < (rhs.purchaseDate, rhs.isUpgraded ? 0 : 1, rhs.expiresDate ?? Int64.min, rhs.transactionId.count, rhs.transactionId)
         }

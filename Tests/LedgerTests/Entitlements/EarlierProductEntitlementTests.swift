@@ -1,0 +1,61 @@
+import AppStore
+import AppStoreTesting
+import Foundation
+import Ledger
+import Testing
+
+/// An entitlement a chain gave only under an earlier product is reported from the last period that
+/// gave it, not from the chain's current one (which does not grant it).
+@Suite("Entitlements a chain no longer gives")
+struct EarlierProductEntitlementTests {
+    typealias H = LedgerHarness
+
+    /// `basic.monthly` renews into `pro.monthly` at day 30: `basic` ended with its last period.
+    @Test func aProductChangeAtRenewalReportsTheLastPeriodThatGaveIt() async throws {
+        try await H.run { h in
+            try await h.submit(
+                user: "u1", H.transaction("1000", product: "basic.monthly", purchased: 0, expires: 30),
+                renewal: H.renewal(renewsTo: "pro.monthly", product: "basic.monthly", signed: 10), at: 10
+            )
+            try await h.notify(.didRenew, transaction: H.transaction("1001", product: "pro.monthly", purchased: 30, expires: 60),
+                               renewal: H.renewal(renewsTo: "pro.monthly", signed: 30), at: 30)
+            let basic = try #require(try await h.entitlement("basic", of: "u1", at: 45))
+            #expect(basic.status == "expired" && !basic.active)
+            #expect(basic.productId == "basic.monthly")
+            #expect(basic.expiresAt == Day.date(30))
+            #expect(!basic.willRenew && basic.renewsToProductId == nil)
+            #expect(basic.purchasedAt == Day.date(0))
+            let pro = try #require(try await h.entitlement("pro", of: "u1", at: 45))
+            #expect(pro.active && pro.productId == "pro.monthly" && pro.expiresAt == Day.date(60))
+        }
+    }
+
+    /// An upgrade at day 10 ends the old period then, and it is not a refund.
+    @Test func anUpgradeEndsTheOldEntitlementAtTheUpgrade() async throws {
+        try await H.run { h in
+            try await h.submit(user: "u1", H.transaction("1000", product: "basic.monthly", purchased: 0, expires: 30), at: 0)
+            try await h.notify(.didChangeRenewalPref, .upgrade,
+                               transaction: H.transaction("1000", product: "basic.monthly", purchased: 0, expires: 30, signed: 10, revoked: 10, upgraded: true),
+                               at: 10)
+            try await h.notify(.didChangeRenewalPref, .upgrade, transaction: H.transaction("1001", product: "pro.monthly", purchased: 10, expires: 40), at: 10)
+            let basic = try #require(try await h.entitlement("basic", of: "u1", at: 20))
+            #expect(basic.status == "expired")
+            #expect(basic.expiresAt == Day.date(10))
+            #expect(basic.revokedAt == nil && basic.revocationReason == nil)
+            #expect(try await h.entitlement("pro", of: "u1", at: 20)?.active == true)
+        }
+    }
+
+    /// A refunded earlier period is reported as refunded, with its own revocation.
+    @Test func aRefundedEarlierPeriodIsReportedRefunded() async throws {
+        try await H.run { h in
+            try await h.submit(user: "u1", H.transaction("1000", product: "basic.monthly", purchased: 0, expires: 30), at: 0)
+            try await h.notify(.refund, transaction: H.transaction("1000", product: "basic.monthly", purchased: 0, expires: 30, signed: 20, revoked: 20), at: 20)
+            try await h.notify(.subscribed, .resubscribe, transaction: H.transaction("1001", product: "pro.monthly", purchased: 25, expires: 55), at: 25)
+            let basic = try #require(try await h.entitlement("basic", of: "u1", at: 30))
+            #expect(basic.status == "refunded")
+            #expect(basic.revokedAt == Day.date(20))
+            #expect(basic.productId == "basic.monthly")
+        }
+    }
+}
