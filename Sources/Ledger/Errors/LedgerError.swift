@@ -33,6 +33,9 @@ public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let linkConflict = Code("link_conflict")
         /// verifyReceipt answered with a status that means the receipt is bad.
         public static let invalidReceipt = Code("invalid_receipt")
+        /// verifyReceipt refused the shared secret the server sent (status 21004): the server's
+        /// configuration is wrong, not the client's receipt.
+        public static let sharedSecretRejected = Code("shared_secret_rejected")
         /// A manual grant names an entitlement no configured product grants.
         public static let unknownEntitlement = Code("unknown_entitlement")
         /// No receipt validator is configured.

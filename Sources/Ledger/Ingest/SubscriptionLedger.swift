@@ -95,13 +95,23 @@ public final class SubscriptionLedger: Sendable {
         }
         let stated = notification.environment ?? notification.unifiedReceipt?.environment
         let environment = try acceptedEnvironment(stated, bundleId: bundleId, of: "V1 notification")
+        // Apple: a unified receipt's status is 0 when the notification is valid.
+        if let status = notification.unifiedReceipt?.status, status != VerifyReceiptStatus.valid {
+            throw LedgerError(.invalidReceipt, "the V1 notification's unified_receipt has status \(status), not 0")
+        }
         let received = Timestamp.milliseconds(now)
         let entries = notification.unifiedReceipt?.latestReceiptInfo ?? []
         let transactions = entries.compactMap {
-            Normalizer.observation($0, bundleId: bundleId, environment: environment, assertedAt: received, catalog: configuration.catalog)
+            Normalizer.observation(
+                $0, bundleId: bundleId, environment: environment,
+                assertedAt: Normalizer.statedAt($0, received: received), catalog: configuration.catalog
+            )
         }
-        let renewals = (notification.unifiedReceipt?.pendingRenewalInfo ?? []).compactMap {
+        var renewals = (notification.unifiedReceipt?.pendingRenewalInfo ?? []).compactMap {
             Normalizer.observation($0, environment: environment, assertedAt: received)
+        }
+        if notification.unifiedReceipt?.pendingRenewalInfo != nil {
+            renewals += Normalizer.missingRenewals(for: transactions, besides: renewals, environment: environment, assertedAt: received)
         }
         let latest = transactions.max { ($0.purchaseDate, $0.transactionId) < ($1.purchaseDate, $1.transactionId) }
         guard let chain = latest?.originalTransactionId ?? renewals.first?.originalTransactionId else {
@@ -116,9 +126,11 @@ public final class SubscriptionLedger: Sendable {
             transactions: transactions,
             renewals: renewals
         )
+        // Like a V2 notification's, a token the chain never carried claims the chain for its user.
         return try await record(
             fact, type: LedgerEventType.notificationV1, stream: LedgerEventType.chainStream(chain),
-            dedupeKey: "notification-v1:" + Self.sha256(kept), receivedAt: now, context: context
+            dedupeKey: "notification-v1:" + Self.sha256(kept), receivedAt: now, context: context,
+            claims: appAccountTokenClaims(in: fact)
         )
     }
 
@@ -183,7 +195,11 @@ public final class SubscriptionLedger: Sendable {
             receiptData, excludeOldTransactions: false, sharedSecret: requested.flatMap { configuration.sharedSecrets[$0] },
             logger: logger(for: context)
         )
-        guard response.status == 0 else {
+        if response.status == VerifyReceiptStatus.sharedSecretMismatch {
+            // The server's configuration, not the client's receipt.
+            throw LedgerError(.sharedSecretRejected, "verifyReceipt answered status 21004: the shared secret sent does not match the app's in App Store Connect")
+        }
+        guard response.status == VerifyReceiptStatus.valid else {
             throw LedgerError(.invalidReceipt, "verifyReceipt answered status \(response.status.map(String.init) ?? "(none)")")
         }
         let bundleId = response.receipt?.bundleId ?? requested
@@ -196,12 +212,16 @@ public final class SubscriptionLedger: Sendable {
         let transactions = entries.compactMap {
             Normalizer.observation($0, bundleId: bundleId, environment: environment, assertedAt: asserted, catalog: configuration.catalog)
         }
-        let renewals = (response.pendingRenewalInfo ?? []).compactMap {
+        var renewals = (response.pendingRenewalInfo ?? []).compactMap {
             Normalizer.observation($0, environment: environment, assertedAt: asserted)
+        }
+        if response.pendingRenewalInfo != nil {
+            renewals += Normalizer.missingRenewals(for: transactions, besides: renewals, environment: environment, assertedAt: asserted)
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let raw = try encoder.encode(response)
+        // Apple's answer as received; re-encoded only when the validator kept no bytes (an in-memory fake).
+        let raw = try response.receivedBody ?? encoder.encode(response)
         let identity = try encoder.encode([
             "latest_receipt_info": try String(decoding: encoder.encode(response.latestReceiptInfo ?? response.receipt?.inApp ?? []), as: UTF8.self),
             "pending_renewal_info": try String(decoding: encoder.encode(response.pendingRenewalInfo ?? []), as: UTF8.self),
@@ -212,13 +232,45 @@ public final class SubscriptionLedger: Sendable {
         )
         let result = try await record(
             fact, type: LedgerEventType.receiptValidated, stream: LedgerEventType.userStream(userId),
-            dedupeKey: "receipt:\(userId):" + Self.sha256(identity), receivedAt: now, context: context,
+            dedupeKey: try await receiptDedupeKey(userId: userId, identity: Self.sha256(identity)), receivedAt: now, context: context,
             claims: Set(transactions.map(\.originalTransactionId)).sorted().map {
                 LinkClaim(chain: $0, userId: userId, source: "submit", isExplicit: true)
             }
         )
         try Self.refuseIfKept(result)
         return try await entitlements(userId: userId, at: clock.now())
+    }
+
+    /// The dedupe key of a receipt answer whose transactions and renewal info hash to `identity`.
+    ///
+    /// An answer is a duplicate only of the user's latest recorded receipt: the same answer again
+    /// reuses that event's key, a different one gets a key naming the event it follows. So a state
+    /// that returns (auto-renew off, then on again) is recorded again, while a client resending its
+    /// receipt adds nothing. Two different answers racing may both be recorded; the fold orders them
+    /// by Apple's `request_date_ms`.
+    func receiptDedupeKey(userId: String, identity: String) async throws -> String {
+        let first = "receipt:\(userId):\(identity)"
+        guard let latest = try await latestReceiptEvent(userId: userId), let key = latest.dedupeKey else { return first }
+        let prefix = "receipt:\(userId):"
+        guard key.hasPrefix(prefix), key.dropFirst(prefix.count).hasPrefix(identity) else {
+            return first + ":after:" + latest.eventID.lowercaseString
+        }
+        return key
+    }
+
+    /// The user's latest receipt event, reading their stream back a page at a time (it also holds
+    /// links and grants).
+    private func latestReceiptEvent(userId: String) async throws -> RecordedEvent? {
+        let stream = LedgerEventType.userStream(userId)
+        var end = try await store.streamVersion(stream)
+        let page: Int64 = 64
+        while end > 0 {
+            let start = max(1, end - page + 1)
+            let events = try await store.readStream(stream, from: start, limit: Int(end - start + 1))
+            if let found = events.last(where: { $0.type == LedgerEventType.receiptValidated }) { return found }
+            end = start - 1
+        }
+        return nil
     }
 
     /// Appends a fact received at `receivedAt` and folds it into the read models in the same

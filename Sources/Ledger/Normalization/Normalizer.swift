@@ -101,6 +101,33 @@ public enum Normalizer {
         )
     }
 
+    /// When Apple last changed a legacy entry, as far as the entry itself says: the later of its
+    /// purchase and its cancellation, never after `received`. A V1 notification carries no signed
+    /// date, so its transactions are asserted at this lower bound rather than when it arrived: a late
+    /// retry then never wins over what Apple signed after it (a refund, its reversal).
+    public static func statedAt(_ entry: LegacyInAppTransaction, received: Int64) -> Int64 {
+        let purchase = entry.purchaseDate?.millisecondsSince1970 ?? received
+        let cancelled = entry.cancellationDate?.millisecondsSince1970 ?? purchase
+        return min(max(purchase, cancelled), received)
+    }
+
+    /// Renewal observations for the subscriptions of `transactions` that `renewals` lacks: renewal
+    /// off, no billing retry, no grace period. Apple lists every auto-renewable subscription of a
+    /// receipt in `pending_renewal_info`, and removes one whose renewal the customer cancelled during
+    /// a grace period, so a missing entry is a fact about that subscription, not an omission.
+    public static func missingRenewals(
+        for transactions: [TransactionObservation], besides renewals: [RenewalObservation], environment: String, assertedAt: Int64
+    ) -> [RenewalObservation] {
+        let listed = Set(renewals.map(\.originalTransactionId))
+        let chains = Set(transactions.filter { $0.type == ProductType.autoRenewable }.map(\.originalTransactionId))
+        return chains.subtracting(listed).sorted().map {
+            RenewalObservation(
+                originalTransactionId: $0, autoRenewStatus: false, isInBillingRetryPeriod: false,
+                environment: environment, assertedAt: assertedAt
+            )
+        }
+    }
+
     /// The legacy API has no product type: an entry with an expiry is a subscription; otherwise the
     /// catalog's duration marks a non-renewing subscription, and anything else counts as non-consumable.
     static func legacyType(_ entry: LegacyInAppTransaction, catalog: ProductCatalog) -> String {

@@ -34,6 +34,7 @@ extension Problem {
             case .invalidPassword: .unauthorized
             case .linkConflict: .conflict
             case .receiptValidationUnavailable: .serviceUnavailable
+            case .sharedSecretRejected: .internalServerError
             default: .badRequest
             }
             self.init(status: status, code: error.code.rawValue, title: Self.title(error.code.rawValue), detail: error.message)

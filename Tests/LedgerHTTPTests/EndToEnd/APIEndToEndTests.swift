@@ -407,9 +407,17 @@ struct APIEndToEndTests {
             let entitlement = try #require((try h.object(response)["entitlements"] as? [[String: Any]])?.first)
             #expect(entitlement["active"] as? Bool == true)
             #expect(entitlement["original_transaction_id"] as? String == "3000")
+            // The event keeps Apple's answer byte for byte, not a re-encoding of the fields decoded.
+            let recorded = try #require(try await h.store.readStream("user-u9").first { $0.type == "apple.receipt.validated" })
+            #expect(try JSONDecoder().decode(AppleFact.self, from: recorded.data).raw == FakeVerifyReceipt.sandboxResponse)
             let down = try await h.request(.post, "/v1/apple/receipts", key: H.ingestKey, json: #"{"user_id":"u9","receipt_data":"flaky-receipt"}"#)
             #expect(down.status == .badGateway)
             #expect(try h.object(down)["code"] as? String == "apple_unavailable")
+            // 21004: the server's shared secret is wrong, which the client cannot mend.
+            let secret = try await h.request(.post, "/v1/apple/receipts", key: H.ingestKey, json: #"{"user_id":"u9","receipt_data":"wrong-secret-receipt"}"#)
+            #expect(secret.status == .internalServerError)
+            #expect(secret.headers[.contentType] == "application/problem+json")
+            #expect(try h.object(secret)["code"] as? String == "shared_secret_rejected")
 
             // `bundle_id` names the app (and its shared secret); one that is not configured is refused
             // before Apple is asked, and the receipt's own app must be the one named.

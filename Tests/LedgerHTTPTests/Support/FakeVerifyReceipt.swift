@@ -6,7 +6,8 @@ import Logging
 import NIOCore
 
 /// A local stand-in for Apple's verifyReceipt: production answers 21007 (a sandbox receipt) for
-/// `sandbox-receipt`, 21005 for `flaky-receipt`; the sandbox validates it.
+/// `sandbox-receipt`, 21005 for `flaky-receipt`, 21004 (wrong shared secret) for
+/// `wrong-secret-receipt`; the sandbox validates it.
 enum FakeVerifyReceipt {
     static let sandboxResponse = """
         {"status":0,"environment":"Sandbox","receipt":{"bundle_id":"com.example.app","request_date_ms":"\(Day.ms(10))","in_app":[]},
@@ -19,7 +20,7 @@ enum FakeVerifyReceipt {
         let router = Router()
         router.post("production") { request, _ -> Response in
             let text = String(buffer: try await request.body.collect(upTo: 1 << 20))
-            let status = text.contains("flaky-receipt") ? 21005 : 21007
+            let status = text.contains("flaky-receipt") ? 21005 : text.contains("wrong-secret-receipt") ? 21004 : 21007
             return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: #"{"status":\#(status)}"#)))
         }
         router.post("sandbox") { _, _ -> Response in

@@ -33,6 +33,30 @@ struct LegacyInputTests {
         return try JSONEncoder().encode(notification)
     }
 
+    static func pending(autoRenew: Bool = true, graceUntil: Double? = nil, retry: Bool = false) -> LegacyPendingRenewalInfo {
+        LegacyPendingRenewalInfo(
+            autoRenewProductId: "pro.monthly", autoRenewStatus: LegacyFlag(rawValue: autoRenew ? "1" : "0"),
+            gracePeriodExpiresDate: graceUntil.map(Day.apple), isInBillingRetryPeriod: LegacyFlag(rawValue: retry ? "1" : "0"),
+            originalTransactionId: "2000", productId: "pro.monthly"
+        )
+    }
+
+    /// Registers a verifyReceipt answer made at `day` for `receipt`.
+    static func answer(_ h: H, _ receipt: String, day: Double, entries: [LegacyInAppTransaction], pending: [LegacyPendingRenewalInfo]?, status: Int = 0) {
+        h.receipts.register(
+            VerifyReceiptResponse(
+                status: status, environment: .sandbox, receipt: LegacyReceipt(bundleId: H.bundleId, requestDate: Day.apple(day)),
+                latestReceiptInfo: entries, pendingRenewalInfo: pending
+            ),
+            for: receipt
+        )
+    }
+
+    static func submit(_ h: H, _ receipt: String, user: String = "u1", at day: Double) async throws {
+        h.clock.set(Day.date(day))
+        _ = try await h.ledger.submitReceipt(userId: user, receiptData: receipt, context: .init(source: "test"))
+    }
+
     @Test func v1InitialBuyRenewAndCancelFoldLikeV2() async throws {
         try await H.run { h in
             _ = try await h.ledger.link(userId: "u1", originalTransactionId: "2000", source: "submit", context: .init(source: "test"))
@@ -275,6 +299,133 @@ struct LegacyInputTests {
             }
             #expect(h.receipts.requests.count == asked + 2)
             #expect(try await h.store.eventCount() == recorded)
+        }
+    }
+
+    /// A refund Apple confirmed is not undone by a V1 notification Apple wrote before the refund and
+    /// delivered after it: a V1 transaction counts from the latest date it states, not its arrival.
+    @Test func aLateV1NotificationDoesNotUndoARefund() async throws {
+        try await H.run { h in
+            Self.answer(h, "refunded", day: 20, entries: [Self.entry("2000", purchased: 0, expires: 30, cancelled: 15)], pending: [Self.pending()])
+            try await Self.submit(h, "refunded", at: 20)
+            #expect(try await h.entitlement("pro", of: "u1", at: 21)?.status == "refunded")
+            h.clock.set(Day.date(25))
+            _ = try await h.ledger.ingestNotificationV1(body: try Self.v1Body(.didRenew, entries: [Self.entry("2000", purchased: 0, expires: 30)]), context: .init(source: "test"))
+            let after = try #require(try await h.entitlement("pro", of: "u1", at: 26))
+            #expect(after.status == "refunded")
+            #expect(!after.active)
+        }
+    }
+
+    /// Apple removes a subscription from `pending_renewal_info` when the customer turns renewal off
+    /// during a grace period; the grace period ends then, in a receipt and in a V1 notification alike.
+    @Test(arguments: [false, true])
+    func aSubscriptionMissingFromPendingRenewalInfoLeavesItsGracePeriod(_ byNotification: Bool) async throws {
+        try await H.run { h in
+            _ = try await h.ledger.link(userId: "u1", originalTransactionId: "2000", source: "submit", context: .init(source: "test"))
+            Self.answer(h, "in-grace", day: 31, entries: [Self.entry("2000", purchased: 0, expires: 30)], pending: [Self.pending(graceUntil: 36, retry: true)])
+            try await Self.submit(h, "in-grace", at: 31)
+            #expect(try await h.entitlement("pro", of: "u1", at: 32)?.status == "grace_period")
+            if byNotification {
+                h.clock.set(Day.date(33))
+                let notification = NotificationV1(
+                    notificationType: .didChangeRenewalStatus, password: "s3cret", environment: .sandbox, bid: H.bundleId,
+                    autoRenewStatus: LegacyFlag(rawValue: "false"),
+                    unifiedReceipt: UnifiedReceipt(environment: .sandbox, latestReceiptInfo: [Self.entry("2000", purchased: 0, expires: 30)], pendingRenewalInfo: [], status: 0)
+                )
+                _ = try await h.ledger.ingestNotificationV1(body: try JSONEncoder().encode(notification), context: .init(source: "test"))
+            } else {
+                Self.answer(h, "cancelled-in-grace", day: 33, entries: [Self.entry("2000", purchased: 0, expires: 30)], pending: [])
+                try await Self.submit(h, "cancelled-in-grace", at: 33)
+            }
+            let after = try #require(try await h.entitlement("pro", of: "u1", at: 34))
+            #expect(after.status == "expired")
+            #expect(!after.active && !after.willRenew && after.gracePeriodExpiresAt == nil)
+            // The moment before it is unchanged.
+            #expect(try await h.entitlement("pro", of: "u1", at: 32)?.status == "grace_period")
+        }
+    }
+
+    /// Apple: a unified receipt's status is 0 when the notification is valid. Another is refused.
+    @Test func aV1NotificationWhoseReceiptIsNotValidIsRefused() async throws {
+        try await H.run { h in
+            let notification = NotificationV1(
+                notificationType: .initialBuy, password: "s3cret", environment: .sandbox, bid: H.bundleId,
+                unifiedReceipt: UnifiedReceipt(environment: .sandbox, latestReceiptInfo: [Self.entry("2000", purchased: 0, expires: 30)], status: 21003)
+            )
+            do {
+                _ = try await h.ledger.ingestNotificationV1(body: try JSONEncoder().encode(notification), context: .init(source: "test"))
+                Issue.record("a V1 notification with receipt status 21003 was recorded")
+            } catch let error as LedgerError {
+                #expect(error.code == .invalidReceipt)
+            }
+            #expect(try await h.store.eventCount() == 0)
+        }
+    }
+
+    /// A V1 notification that brings an appAccountToken to a chain claims it, as a V2 one does.
+    @Test func aV1NotificationsAppAccountTokenClaimsTheChain() async throws {
+        try await H.run { h in
+            let token = "5e1f6c1a-2b3c-4d5e-8f90-a1b2c3d4e5f6"
+            var entry = Self.entry("2000", purchased: 0, expires: 30)
+            entry.appAccountToken = token.uppercased()
+            h.clock.set(Day.date(0))
+            _ = try await h.ledger.ingestNotificationV1(body: try Self.v1Body(.initialBuy, entries: [entry]), context: .init(source: "test"))
+            let view = try await h.ledger.entitlements(userId: token, at: Day.date(1))
+            #expect(view.subscriptions.map(\.originalTransactionId) == ["2000"])
+            #expect(view.entitlements.first?.active == true)
+        }
+    }
+
+    /// A receipt answer is a duplicate of the user's latest one only: a state that returns (renewal
+    /// off, then on again) is recorded again, and resending it then adds nothing.
+    @Test(arguments: TestDatabases.dialects)
+    func aReceiptStateThatReturnsIsRecordedAgain(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect: dialect) { h in
+            let entries = [Self.entry("2000", purchased: 0, expires: 30)]
+            Self.answer(h, "on", day: 1, entries: entries, pending: [Self.pending(autoRenew: true)])
+            Self.answer(h, "off", day: 2, entries: entries, pending: [Self.pending(autoRenew: false)])
+            Self.answer(h, "on-again", day: 3, entries: entries, pending: [Self.pending(autoRenew: true)])
+            try await Self.submit(h, "on", at: 1)
+            try await Self.submit(h, "on", at: 1.5)
+            try await Self.submit(h, "off", at: 2)
+            try await Self.submit(h, "on-again", at: 3)
+            try await Self.submit(h, "on-again", at: 4)
+            let receipts = try await h.store.readStream("user-u1").filter { $0.type == "apple.receipt.validated" }
+            #expect(receipts.count == 3)
+            #expect(try await h.entitlement("pro", of: "u1", at: 5)?.willRenew == true)
+            #expect(try await h.entitlement("pro", of: "u1", at: 2.5)?.willRenew == false)
+        }
+    }
+
+    /// verifyReceipt's 21004 means the server sent the wrong shared secret: its own configuration,
+    /// not the client's receipt.
+    @Test func aRejectedSharedSecretIsTheServersError() async throws {
+        try await H.run { h in
+            Self.answer(h, "any", day: 1, entries: [], pending: nil, status: 21004)
+            do {
+                try await Self.submit(h, "any", at: 1)
+                Issue.record("status 21004 was accepted")
+            } catch let error as LedgerError {
+                #expect(error.code == .sharedSecretRejected)
+            }
+            #expect(try await h.store.eventCount() == 0)
+        }
+    }
+
+    /// The receipt event keeps verifyReceipt's answer as the client received it, not re-encoded.
+    @Test func aReceiptEventKeepsApplesAnswerAsReceived() async throws {
+        try await H.run { h in
+            var response = VerifyReceiptResponse(
+                status: 0, environment: .sandbox, receipt: LegacyReceipt(bundleId: H.bundleId, requestDate: Day.apple(1)),
+                latestReceiptInfo: [Self.entry("2000", purchased: 0, expires: 30)]
+            )
+            let body = #"{"status":0,"environment":"Sandbox","receipt":{"download_id":7},"latest_receipt_info":[{"purchase_date":"2026-11-25 10:00:00 Etc/GMT"}]}"#
+            response.receivedBody = Data(body.utf8)
+            h.receipts.register(response, for: "kept")
+            try await Self.submit(h, "kept", at: 1)
+            let event = try #require(try await h.store.readStream("user-u1").first)
+            #expect(try JSONDecoder().decode(AppleFact.self, from: event.data).raw == body)
         }
     }
 }
