@@ -28,8 +28,13 @@ public struct ChainEvaluator: Sendable {
         let expiry = expiry(of: governing)
         let grace = renewal?.gracePeriodExpiresDate
         let revocation = governing.revocationDate.flatMap { $0 <= known ? $0 : nil }
+        // Apple revokes an upgraded period at the upgrade; until the new transaction is known the old
+        // one governs, and it ended then: not a refund.
+        let upgradedAway = governing.isUpgraded && revocation != nil
         let status: ChainStatus
-        if revocation != nil {
+        if upgradedAway {
+            status = .expired
+        } else if revocation != nil {
             status = Self.isRevokedFromFamilySharing(governing) ? .revoked : .refunded
         } else if governing.type == ProductType.consumable {
             status = .expired
@@ -51,15 +56,16 @@ public struct ChainEvaluator: Sendable {
             productId: governing.productId,
             latestTransactionId: governing.transactionId,
             productType: governing.type,
-            expiresAt: expiry.map(Self.date),
+            expiresAt: (upgradedAway ? revocation.map { min($0, expiry ?? $0) } : expiry).map(Self.date),
             gracePeriodExpiresAt: status == .gracePeriod ? grace.map(Self.date) : nil,
             willRenew: isSubscription && renewal?.autoRenewStatus == true && !(status == .refunded || status == .revoked),
-            renewsToProductId: isSubscription ? (renewal?.autoRenewProductId ?? governing.productId) : nil,
+            // Without renewal info nothing is known of the next period (and `willRenew` is false).
+            renewsToProductId: isSubscription ? renewal.map { $0.autoRenewProductId ?? governing.productId } : nil,
             environment: governing.environment,
             ownership: governing.ownership == "FAMILY_SHARED" ? "family_shared" : "purchased",
             purchasedAt: Self.date(governing.purchaseDate),
-            revokedAt: revocation.map(Self.date),
-            revocationReason: revocation == nil ? nil : governing.revocationReason
+            revokedAt: upgradedAway ? nil : revocation.map(Self.date),
+            revocationReason: revocation == nil || upgradedAway ? nil : governing.revocationReason
         )
     }
 

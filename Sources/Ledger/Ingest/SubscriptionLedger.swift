@@ -93,7 +93,13 @@ public final class SubscriptionLedger: Sendable {
         guard Self.constantTimeEquals(notification.password ?? "", secret) else {
             throw LedgerError(.invalidPassword, "the notification's password does not match the shared secret of \(bundleId)")
         }
+        guard notification.notificationType != nil else {
+            throw LedgerError(.malformedBody, "the body has no notification_type, so it is not an App Store Server Notification V1")
+        }
         let stated = notification.environment ?? notification.unifiedReceipt?.environment
+        if let outer = Normalizer.environment(notification.environment), let inner = Normalizer.environment(notification.unifiedReceipt?.environment), outer != inner {
+            throw LedgerError(.environmentNotAccepted, "the V1 notification states environment \(outer) and its unified_receipt \(inner)")
+        }
         let environment = try acceptedEnvironment(stated, bundleId: bundleId, of: "V1 notification")
         // Apple: a unified receipt's status is 0 when the notification is valid.
         if let status = notification.unifiedReceipt?.status, status != VerifyReceiptStatus.valid {
@@ -150,6 +156,9 @@ public final class SubscriptionLedger: Sendable {
         var renewals: [RenewalObservation] = []
         if let signedRenewalInfo {
             let renewal = try await verifier.verifyRenewalInfo(signedRenewalInfo, bundleId: verified.payload.bundleId, now: now)
+            if let other = renewal.payload.originalTransactionId, other != transaction.originalTransactionId {
+                throw LedgerError(.malformedBody, "signed_renewal_info is for subscription \(other), not the transaction's \(transaction.originalTransactionId)")
+            }
             if let observation = Normalizer.observation(renewal.payload, fallback: Timestamp.milliseconds(now)) {
                 renewals.append(observation)
             }

@@ -54,16 +54,18 @@ struct SlowClientTests {
     }
 
     @Test func aKeepAliveClientSendingWholeRequestsOutlivesTheRequestTimeout() async throws {
-        try await Self.withServer(idleTimeout: .seconds(2), requestTimeout: .seconds(1)) { channel, _, _ in
+        try await Self.withServer(idleTimeout: .seconds(4), requestTimeout: .seconds(2)) { channel, _, _ in
             let answers = ReadRecorder()
             try await channel.pipeline.addHandler(answers).get()
-            // Four requests 600 ms apart: 2.4 s on one connection, more than twice the request timeout.
-            for _ in 0..<4 {
+            // Seven requests 500 ms apart: 3.5 s on one connection, well past the request timeout, with
+            // 1.5 s of slack per gap for a loaded machine (600 ms gaps against a 1 s timeout once failed
+            // in a full run).
+            for _ in 0..<7 {
                 try await channel.writeAndFlush(ByteBuffer(string: "GET /health HTTP/1.1\r\nHost: x\r\n\r\n")).get()
-                try await Task.sleep(for: .milliseconds(600))
+                try await Task.sleep(for: .milliseconds(500))
             }
             #expect(channel.isActive)
-            #expect(answers.okAnswers == 4)
+            #expect(answers.okAnswers == 7)
             try? await channel.close()
         }
     }

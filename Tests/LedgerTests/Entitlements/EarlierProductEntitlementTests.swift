@@ -58,4 +58,44 @@ struct EarlierProductEntitlementTests {
             #expect(basic.productId == "basic.monthly")
         }
     }
+
+    /// The upgraded period alone (its new transaction not yet known) ended at the upgrade: expired,
+    /// not refunded.
+    @Test func anUpgradedPeriodAloneIsNotARefund() async throws {
+        try await H.run { h in
+            try await h.submit(user: "u1", H.transaction("1000", product: "basic.monthly", purchased: 0, expires: 30), at: 0)
+            try await h.notify(.didChangeRenewalPref, .upgrade,
+                               transaction: H.transaction("1000", product: "basic.monthly", purchased: 0, expires: 30, signed: 10, revoked: 10, upgraded: true),
+                               at: 10)
+            let chain = try #require(try await h.chain(at: 11))
+            #expect(chain.status == .expired)
+            #expect(chain.expiresAt == Day.date(10))
+            #expect(chain.revokedAt == nil && chain.revocationReason == nil)
+        }
+    }
+
+    /// A submission without renewal info says nothing of the next period: no renewal, no product.
+    @Test func withoutRenewalInfoNothingIsSaidOfTheNextPeriod() async throws {
+        try await H.run { h in
+            try await h.submit(user: "u1", H.transaction("1000", purchased: 0, expires: 30), at: 0)
+            let pro = try #require(try await h.entitlement("pro", of: "u1", at: 1))
+            #expect(!pro.willRenew && pro.renewsToProductId == nil)
+            try await h.notify(.didChangeRenewalStatus, .autoRenewEnabled, renewal: H.renewal(signed: 2), at: 2)
+            let renewing = try #require(try await h.entitlement("pro", of: "u1", at: 3))
+            #expect(renewing.willRenew && renewing.renewsToProductId == "pro.monthly")
+        }
+    }
+
+    /// Renewal info for another subscription than the submitted transaction's is refused.
+    @Test func renewalInfoOfAnotherSubscriptionIsRefused() async throws {
+        try await H.run { h in
+            do {
+                try await h.submit(user: "u1", H.transaction("1000", purchased: 0, expires: 30), renewal: H.renewal(original: "9000", signed: 0), at: 0)
+                Issue.record("renewal info of subscription 9000 was accepted with transaction 1000")
+            } catch let error as LedgerError {
+                #expect(error.code == .malformedBody)
+            }
+            #expect(try await h.store.eventCount() == 0)
+        }
+    }
 }

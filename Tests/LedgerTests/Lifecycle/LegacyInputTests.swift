@@ -428,4 +428,26 @@ struct LegacyInputTests {
             #expect(try JSONDecoder().decode(AppleFact.self, from: event.data).raw == body)
         }
     }
+
+    /// A body without `notification_type`, or whose top-level environment contradicts its receipt's,
+    /// is refused and records nothing.
+    @Test(arguments: [
+        (nil, LegacyEnvironment.sandbox, LedgerError.Code.malformedBody),
+        (NotificationTypeV1.initialBuy, LegacyEnvironment.production, LedgerError.Code.environmentNotAccepted),
+    ])
+    func aV1BodyThatIsNotConsistentIsRefused(_ type: NotificationTypeV1?, _ receiptEnvironment: LegacyEnvironment, _ code: LedgerError.Code) async throws {
+        try await H.run { h in
+            let notification = NotificationV1(
+                notificationType: type, password: "s3cret", environment: .sandbox, bid: H.bundleId,
+                unifiedReceipt: UnifiedReceipt(environment: receiptEnvironment, latestReceiptInfo: [Self.entry("2000", purchased: 0, expires: 30)], status: 0)
+            )
+            do {
+                _ = try await h.ledger.ingestNotificationV1(body: try JSONEncoder().encode(notification), context: .init(source: "test"))
+                Issue.record("an inconsistent V1 body was recorded")
+            } catch let error as LedgerError {
+                #expect(error.code == code)
+            }
+            #expect(try await h.store.eventCount() == 0)
+        }
+    }
 }
