@@ -84,8 +84,10 @@ public final class SubscriptionLedger: Sendable {
         let notification: NotificationV1
         do {
             notification = try JSONDecoder().decode(NotificationV1.self, from: body)
+        } catch let error as DecodingError {
+            throw LedgerError(.malformedBody, "the body is not an App Store Server Notification V1: \(error.summary)")
         } catch {
-            throw LedgerError(.malformedBody, "the body is not an App Store Server Notification V1: \(error)")
+            throw LedgerError(.malformedBody, "the body is not an App Store Server Notification V1")
         }
         guard let bundleId = notification.bid, let secret = configuration.sharedSecrets[bundleId] else {
             throw LedgerError(.unknownApp, "no shared secret is configured for bundle id \(notification.bid ?? "(missing bid)")")
@@ -93,7 +95,7 @@ public final class SubscriptionLedger: Sendable {
         guard Self.constantTimeEquals(notification.password ?? "", secret) else {
             throw LedgerError(.invalidPassword, "the notification's password does not match the shared secret of \(bundleId)")
         }
-        guard notification.notificationType != nil else {
+        guard let type = notification.notificationType, !type.rawValue.isEmpty else {
             throw LedgerError(.malformedBody, "the body has no notification_type, so it is not an App Store Server Notification V1")
         }
         let stated = notification.environment ?? notification.unifiedReceipt?.environment
@@ -241,7 +243,11 @@ public final class SubscriptionLedger: Sendable {
         )
         let result = try await record(
             fact, type: LedgerEventType.receiptValidated, stream: LedgerEventType.userStream(userId),
-            dedupeKey: try await receiptDedupeKey(userId: userId, identity: Self.sha256(identity)), receivedAt: now, context: context,
+            dedupeKey: try await receiptDedupeKey(
+                userId: userId, identity: Self.sha256(identity),
+                chains: Set(transactions.map(\.originalTransactionId) + renewals.map(\.originalTransactionId))
+            ),
+            receivedAt: now, context: context,
             claims: Set(transactions.map(\.originalTransactionId)).sorted().map {
                 LinkClaim(chain: $0, userId: userId, source: "submit", isExplicit: true)
             }
@@ -250,21 +256,30 @@ public final class SubscriptionLedger: Sendable {
         return try await entitlements(userId: userId, at: clock.now())
     }
 
-    /// The dedupe key of a receipt answer whose transactions and renewal info hash to `identity`.
+    /// The dedupe key of a receipt answer whose transactions and renewal info hash to `identity`,
+    /// about `chains`.
     ///
-    /// An answer is a duplicate only of the user's latest recorded receipt: the same answer again
-    /// reuses that event's key, a different one gets a key naming the event it follows. So a state
-    /// that returns (auto-renew off, then on again) is recorded again, while a client resending its
-    /// receipt adds nothing. Two different answers racing may both be recorded; the fold orders them
-    /// by Apple's `request_date_ms`.
-    func receiptDedupeKey(userId: String, identity: String) async throws -> String {
-        let first = "receipt:\(userId):\(identity)"
-        guard let latest = try await latestReceiptEvent(userId: userId), let key = latest.dedupeKey else { return first }
-        let prefix = "receipt:\(userId):"
-        guard key.hasPrefix(prefix), key.dropFirst(prefix.count).hasPrefix(identity) else {
-            return first + ":after:" + latest.eventID.lowercaseString
+    /// An answer is a duplicate only of the user's latest recorded receipt, and only while nothing
+    /// else was recorded about its subscriptions since (a notification, a submission: their streams'
+    /// versions are part of the key). So a client resending its receipt adds nothing, while a state
+    /// that returns (auto-renew off, then on again) or an answer that contradicts a newer
+    /// notification (a refund since reversed) is recorded again, and the fold orders it by Apple's
+    /// `request_date_ms`. Keys: `receipt:<user>:<identity>[:after:<previous receipt event>]:chains:<mark>`;
+    /// a latest receipt recorded with the earlier `receipt:<user>:<identity>` form is matched by identity.
+    func receiptDedupeKey(userId: String, identity: String, chains: Set<String>) async throws -> String {
+        var versions: [String] = []
+        for chain in chains.sorted() {
+            versions.append("\(chain)=\(try await store.streamVersion(LedgerEventType.chainStream(chain)))")
         }
-        return key
+        let mark = String(Self.sha256(Data(versions.joined(separator: "\n").utf8)).prefix(16))
+        let same = "receipt:\(userId):\(identity)"
+        guard let latest = try await latestReceiptEvent(userId: userId), let key = latest.dedupeKey else {
+            return same + ":chains:" + mark
+        }
+        if key == same || (key.hasPrefix(same) && key.hasSuffix(":chains:" + mark)) {
+            return key
+        }
+        return same + ":after:" + latest.eventID.lowercaseString + ":chains:" + mark
     }
 
     /// The user's latest receipt event, reading their stream back a page at a time (it also holds
@@ -433,7 +448,9 @@ public final class SubscriptionLedger: Sendable {
         guard configuration.linkAppAccountToken else { return [] }
         var claims: [String: String] = [:]
         for transaction in fact.transactions {
-            if let token = transaction.appAccountToken, !token.isEmpty {
+            // A token names a user only if it could be a submitted `user_id` (the API could not address
+            // any other): 1 to 256 characters, no control characters.
+            if let token = transaction.appAccountToken, Self.isUserId(token) {
                 claims[transaction.originalTransactionId] = token
             }
         }
@@ -467,6 +484,12 @@ public final class SubscriptionLedger: Sendable {
     /// the store did not say).
     static func recordedAt(_ event: AppendedEvent, fallback: Date) -> Int64 {
         Timestamp.milliseconds(event.recordedAt ?? fallback)
+    }
+
+    /// Whether `id` can be a user id: 1 to 256 characters, none of them control characters (the
+    /// rule the HTTP API holds a submitted `user_id` and a path's id to).
+    public static func isUserId(_ id: String) -> Bool {
+        !id.isEmpty && id.count <= 256 && !id.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 
     static func sha256(_ data: Data) -> String {

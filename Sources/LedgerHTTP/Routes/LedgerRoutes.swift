@@ -198,11 +198,7 @@ public struct LedgerRoutes: Sendable {
     /// What is wrong with an id a client chose, or nil: it must be 1 to 256 characters without control
     /// characters, so it can always be named in a path and stored as text.
     static func problem(withIdentifier id: String, named name: String) -> String? {
-        guard !id.isEmpty, id.count <= 256 else { return "\(name) must be 1 to 256 characters" }
-        guard !id.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            return "\(name) must not contain control characters"
-        }
-        return nil
+        SubscriptionLedger.isUserId(id) ? nil : "\(name) must be 1 to 256 characters, none of them control characters"
     }
 
     static func date(_ request: Request, _ name: String) throws -> Date? {

@@ -450,4 +450,59 @@ struct LegacyInputTests {
             #expect(try await h.store.eventCount() == 0)
         }
     }
+
+    /// The same receipt answer after a notification about its subscription is a new fact: here Apple
+    /// refunded (V2), then reversed the refund, and the receipt validated after says so.
+    @Test(arguments: TestDatabases.dialects)
+    func aReceiptEqualToTheLatestIsRecordedAfterANotificationAboutItsSubscription(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect: dialect) { h in
+            let entries = [Self.entry("2000", purchased: 0, expires: 30)]
+            Self.answer(h, "r1", day: 1, entries: entries, pending: [Self.pending()])
+            Self.answer(h, "r2", day: 5, entries: entries, pending: [Self.pending()])
+            try await Self.submit(h, "r1", at: 1)
+            try await Self.submit(h, "r1", at: 1.5)
+            #expect(try await h.store.readStream("user-u1").filter { $0.type == "apple.receipt.validated" }.count == 1)
+            try await h.notify(.refund, transaction: H.transaction("2000", original: "2000", purchased: 0, expires: 30, signed: 3, revoked: 3), at: 3)
+            #expect(try await h.entitlement("pro", of: "u1", at: 4)?.status == "refunded")
+            try await Self.submit(h, "r2", at: 5)
+            #expect(try await h.store.readStream("user-u1").filter { $0.type == "apple.receipt.validated" }.count == 2)
+            #expect(try await h.entitlement("pro", of: "u1", at: 6)?.status == "active")
+            // Resent with nothing new about the subscription: a duplicate again.
+            try await Self.submit(h, "r2", at: 6)
+            #expect(try await h.store.readStream("user-u1").filter { $0.type == "apple.receipt.validated" }.count == 2)
+        }
+    }
+
+    /// An appAccountToken that could not be a user id (control characters, over 256 characters)
+    /// names no user the API could address: it claims nothing.
+    @Test(arguments: ["a\u{1}b", String(repeating: "x", count: 257)])
+    func aTokenThatCannotBeAUserIdClaimsNothing(_ token: String) async throws {
+        try await H.run { h in
+            var entry = Self.entry("2000", purchased: 0, expires: 30)
+            entry.appAccountToken = token
+            h.clock.set(Day.date(0))
+            _ = try await h.ledger.ingestNotificationV1(body: try Self.v1Body(.initialBuy, entries: [entry]), context: .init(source: "test"))
+            #expect(try await h.store.eventCount() == 1)
+        }
+    }
+
+    /// A refused V1 body says what was wrong in words, without the decoder's Swift descriptions.
+    @Test(arguments: [
+        (#"{"notification_type":"","password":"s3cret","bid":"com.example.app","environment":"Sandbox","unified_receipt":{"status":0}}"#, "no notification_type"),
+        (#"{"notification_type":"INITIAL_BUY","password":"s3cret","bid":"com.example.app","unified_receipt":{"status":"zero"}}"#, "wrong type at unified_receipt.status"),
+        (#"{"notification_type":"INITIAL_BUY","#, "not valid JSON"),
+    ])
+    func aMalformedV1BodyIsDescribedPlainly(_ body: String, _ said: String) async throws {
+        try await H.run { h in
+            do {
+                _ = try await h.ledger.ingestNotificationV1(body: Data(body.utf8), context: .init(source: "test"))
+                Issue.record("a malformed V1 body was recorded")
+            } catch let error as LedgerError {
+                #expect(error.code == .malformedBody)
+                #expect(error.message.contains(said), "\(error.message)")
+                #expect(!error.message.contains("Debug") && !error.message.contains("CodingKeys"), "\(error.message)")
+            }
+            #expect(try await h.store.eventCount() == 0)
+        }
+    }
 }
