@@ -1,4 +1,5 @@
 import AppStore
+import Foundation
 import Logging
 import Synchronization
 
@@ -32,8 +33,16 @@ public final class FakeReceiptValidator: ReceiptValidating {
     }
 
     /// Answers `receiptData` with `response` from now on.
+    /// Its ``VerifyReceiptResponse/receivedBody`` is the response encoded as JSON unless it has one,
+    /// as the real client always sets it.
     public func register(_ response: VerifyReceiptResponse, for receiptData: String) {
-        state.withLock { $0.responses[receiptData] = .success(response) }
+        var answer = response
+        if answer.receivedBody == nil {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            answer.receivedBody = try? encoder.encode(response)
+        }
+        state.withLock { [answer] in $0.responses[receiptData] = .success(answer) }
     }
 
     /// Fails `receiptData` with `error` from now on (e.g. `apple_unavailable`).

@@ -124,8 +124,8 @@ public struct VerifyReceiptClient: ReceiptValidating {
         do {
             decoded = try JSONDecoder().decode(VerifyReceiptResponse.self, from: received)
         } catch {
-            // The decoder's own text names Swift types; what the body was is enough here.
-            throw AppStoreError(.invalidResponse, "verifyReceipt answered HTTP 200 with a body that is not verifyReceipt JSON (\(received.count) bytes)")
+            // Where the body differs from Apple's documented shape, without the decoder's Swift text.
+            throw AppStoreError(.invalidResponse, "verifyReceipt answered HTTP 200 with a body that is not verifyReceipt JSON (\(received.count) bytes\((error as? DecodingError).map { ": " + $0.summary } ?? ""))")
         }
         decoded.receivedBody = received
         guard let status = decoded.status else {

@@ -101,9 +101,9 @@ public struct EntitlementEvaluator: Sendable {
     }
 
     /// The entry for an entitlement a chain gave in an earlier period only (its product changed to one
-    /// without it): that period's product, end and revocation, never active and never renewing. An
-    /// upgraded period ends at the upgrade. Of the periods bought by `at` that gave it, the one that
-    /// would govern among them.
+    /// without it): that period's product, end and revocation, never active and never renewing. A
+    /// period ends at its expiry, its upgrade or the next period's purchase, whichever came first. Of
+    /// the periods bought by `at` that gave it, the one that would govern among them.
     static func lastPeriod(
         granting id: String, of chain: ChainState, at: Int64, catalog: ProductCatalog, evaluator: ChainEvaluator
     ) -> EntitlementStatus? {
@@ -113,8 +113,12 @@ public struct EntitlementEvaluator: Sendable {
         let revocation = period.revocationDate.flatMap { $0 <= known ? $0 : nil }
         let upgraded = period.isUpgraded && revocation != nil
         let refunded = revocation != nil && !upgraded
+        // It ended at the upgrade (Apple usually sends only the new transaction, so the old one may
+        // carry no revocation), or when the next period of the chain began, whichever came first.
+        let next = chain.transactions(boughtBy: known).filter { $0.purchaseDate > period.purchaseDate }.map(\.purchaseDate).min()
         let expiry = evaluator.expiry(of: period)
-        let end = upgraded ? min(expiry ?? Int64.max, revocation ?? Int64.max) : expiry
+        let cut = min(upgraded ? (revocation ?? Int64.max) : Int64.max, next ?? Int64.max)
+        let end = cut == Int64.max ? expiry : min(expiry ?? Int64.max, cut)
         let status: ChainStatus = refunded ? (ChainEvaluator.isRevokedFromFamilySharing(period) ? .revoked : .refunded) : .expired
         return EntitlementStatus(
             id: id,

@@ -36,6 +36,9 @@ public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
         /// verifyReceipt refused the shared secret the server sent (status 21004): the server's
         /// configuration is wrong, not the client's receipt.
         public static let sharedSecretRejected = Code("shared_secret_rejected")
+        /// verifyReceipt refused the default shared secret and the request named no app: with several
+        /// apps configured, the client must say which app the receipt is for.
+        public static let bundleIdRequired = Code("bundle_id_required")
         /// A manual grant names an entitlement no configured product grants.
         public static let unknownEntitlement = Code("unknown_entitlement")
         /// No receipt validator is configured.

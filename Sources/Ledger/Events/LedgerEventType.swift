@@ -6,7 +6,8 @@ public enum LedgerEventType {
     public static let notificationV1 = "apple.notification.v1"
     /// A signed transaction a client submitted; dedupe key: transaction id + signed date.
     public static let transaction = "apple.transaction"
-    /// A verifyReceipt response for a user; dedupe key: hash of the receipt info it carries.
+    /// A verifyReceipt response for a user; dedupe key: hash of the receipt info it carries, the
+    /// receipt event it follows and its subscriptions' stream versions (see `receiptDedupeKey`).
     public static let receiptValidated = "apple.receipt.validated"
     /// A user claimed a subscription chain (or the claim was refused under the `keep` policy).
     public static let userLinked = "user.linked"

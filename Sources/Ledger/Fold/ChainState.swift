@@ -33,8 +33,20 @@ public struct ChainState: Codable, Hashable, Sendable {
     /// Folds in one transaction observation from event `eventID`.
     public mutating func apply(_ observation: TransactionObservation, eventID: String) {
         let observed = Observed(observation, assertedAt: observation.assertedAt, eventID: eventID)
-        if let current = transactions[observation.transactionId], !observed.supersedes(current) { return }
+        if let current = transactions[observation.transactionId], !Self.supersedes(observed, current) { return }
         transactions[observation.transactionId] = observed
+    }
+
+    /// Whether one observation of a transaction beats another: the later assertion; on equal ones
+    /// (two V1 notifications are both dated by the entry's own dates) the one that says more has
+    /// happened, a revocation, then a later expiry; then the event id. A function of the pair alone,
+    /// so the winner never depends on arrival order.
+    static func supersedes(_ lhs: Observed<TransactionObservation>, _ rhs: Observed<TransactionObservation>) -> Bool {
+        guard lhs.assertedAt == rhs.assertedAt else { return lhs.assertedAt > rhs.assertedAt }
+        let left = (lhs.value.revocationDate == nil ? 0 : 1, lhs.value.expiresDate ?? Int64.min)
+        let right = (rhs.value.revocationDate == nil ? 0 : 1, rhs.value.expiresDate ?? Int64.min)
+        guard left == right else { return left > right }
+        return lhs.supersedes(rhs)
     }
 
     /// Folds in one renewal observation from event `eventID`; one with the key of a kept one is a

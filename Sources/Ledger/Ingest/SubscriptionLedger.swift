@@ -109,19 +109,32 @@ public final class SubscriptionLedger: Sendable {
         }
         let received = Timestamp.milliseconds(now)
         let entries = notification.unifiedReceipt?.latestReceiptInfo ?? []
+        // A V1 body is not signed, only sent with the shared secret, so its app_account_token stays in
+        // the raw body and links nobody: a body forged with the secret must not move a chain to
+        // another user. Left out of the observations, it does not count as the chain's either, so a
+        // signed notification bringing the token later claims the chain.
         let transactions = entries.compactMap {
             Normalizer.observation(
                 $0, bundleId: bundleId, environment: environment,
                 assertedAt: Normalizer.statedAt($0, received: received), catalog: configuration.catalog
             )
+        }.map { observation in
+            var unlinked = observation
+            unlinked.appAccountToken = nil
+            return unlinked
         }
         var renewals = (notification.unifiedReceipt?.pendingRenewalInfo ?? []).compactMap {
             Normalizer.observation($0, environment: environment, assertedAt: received)
         }
-        if notification.unifiedReceipt?.pendingRenewalInfo != nil {
-            renewals += Normalizer.missingRenewals(for: transactions, besides: renewals, environment: environment, assertedAt: received)
-        }
         let latest = transactions.max { ($0.purchaseDate, $0.transactionId) < ($1.purchaseDate, $1.transactionId) }
+        if let pending = notification.unifiedReceipt?.pendingRenewalInfo, let chain = latest?.originalTransactionId {
+            // Only for the subscription the notification is about: a late retry must not end the
+            // grace period of every other subscription its receipt lists.
+            renewals += Normalizer.missingRenewals(
+                for: transactions.filter { $0.originalTransactionId == chain }, listed: pending,
+                environment: environment, assertedAt: received
+            )
+        }
         guard let chain = latest?.originalTransactionId ?? renewals.first?.originalTransactionId else {
             throw LedgerError(.malformedBody, "the V1 notification carries no transaction in unified_receipt.latest_receipt_info")
         }
@@ -134,11 +147,9 @@ public final class SubscriptionLedger: Sendable {
             transactions: transactions,
             renewals: renewals
         )
-        // Like a V2 notification's, a token the chain never carried claims the chain for its user.
         return try await record(
             fact, type: LedgerEventType.notificationV1, stream: LedgerEventType.chainStream(chain),
-            dedupeKey: "notification-v1:" + Self.sha256(kept), receivedAt: now, context: context,
-            claims: appAccountTokenClaims(in: fact)
+            dedupeKey: "notification-v1:" + Self.sha256(kept), receivedAt: now, context: context
         )
     }
 
@@ -207,6 +218,10 @@ public final class SubscriptionLedger: Sendable {
             logger: logger(for: context)
         )
         if response.status == VerifyReceiptStatus.sharedSecretMismatch {
+            // Without `bundle_id` the default secret went; with several apps the receipt may be another's.
+            if requested == nil, configuration.sharedSecrets.count > 1 {
+                throw LedgerError(.bundleIdRequired, "verifyReceipt refused the default shared secret (status 21004); name the receipt's app with bundle_id so its secret is sent")
+            }
             // The server's configuration, not the client's receipt.
             throw LedgerError(.sharedSecretRejected, "verifyReceipt answered status 21004: the shared secret sent does not match the app's in App Store Connect")
         }
@@ -226,8 +241,8 @@ public final class SubscriptionLedger: Sendable {
         var renewals = (response.pendingRenewalInfo ?? []).compactMap {
             Normalizer.observation($0, environment: environment, assertedAt: asserted)
         }
-        if response.pendingRenewalInfo != nil {
-            renewals += Normalizer.missingRenewals(for: transactions, besides: renewals, environment: environment, assertedAt: asserted)
+        if let pending = response.pendingRenewalInfo {
+            renewals += Normalizer.missingRenewals(for: transactions, listed: pending, environment: environment, assertedAt: asserted)
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -235,7 +250,8 @@ public final class SubscriptionLedger: Sendable {
         let raw = try response.receivedBody ?? encoder.encode(response)
         let identity = try encoder.encode([
             "latest_receipt_info": try String(decoding: encoder.encode(response.latestReceiptInfo ?? response.receipt?.inApp ?? []), as: UTF8.self),
-            "pending_renewal_info": try String(decoding: encoder.encode(response.pendingRenewalInfo ?? []), as: UTF8.self),
+            // Absent and empty differ: only an empty list says the subscriptions no longer renew.
+            "pending_renewal_info": try response.pendingRenewalInfo.map { try String(decoding: encoder.encode($0), as: UTF8.self) } ?? "absent",
         ])
         let fact = AppleFact(
             raw: String(decoding: raw, as: UTF8.self), bundleId: bundleId, userId: userId,
@@ -244,7 +260,7 @@ public final class SubscriptionLedger: Sendable {
         let result = try await record(
             fact, type: LedgerEventType.receiptValidated, stream: LedgerEventType.userStream(userId),
             dedupeKey: try await receiptDedupeKey(
-                userId: userId, identity: Self.sha256(identity),
+                userId: userId, bundleId: bundleId, identity: Self.sha256(identity),
                 chains: Set(transactions.map(\.originalTransactionId) + renewals.map(\.originalTransactionId))
             ),
             receivedAt: now, context: context,
@@ -259,21 +275,22 @@ public final class SubscriptionLedger: Sendable {
     /// The dedupe key of a receipt answer whose transactions and renewal info hash to `identity`,
     /// about `chains`.
     ///
-    /// An answer is a duplicate only of the user's latest recorded receipt, and only while nothing
+    /// An answer is a duplicate only of the user's latest recorded receipt of the same app (a user
+    /// of two apps alternates their receipts), and only while nothing
     /// else was recorded about its subscriptions since (a notification, a submission: their streams'
     /// versions are part of the key). So a client resending its receipt adds nothing, while a state
     /// that returns (auto-renew off, then on again) or an answer that contradicts a newer
     /// notification (a refund since reversed) is recorded again, and the fold orders it by Apple's
     /// `request_date_ms`. Keys: `receipt:<user>:<identity>[:after:<previous receipt event>]:chains:<mark>`;
     /// a latest receipt recorded with the earlier `receipt:<user>:<identity>` form is matched by identity.
-    func receiptDedupeKey(userId: String, identity: String, chains: Set<String>) async throws -> String {
+    func receiptDedupeKey(userId: String, bundleId: String?, identity: String, chains: Set<String>) async throws -> String {
         var versions: [String] = []
         for chain in chains.sorted() {
             versions.append("\(chain)=\(try await store.streamVersion(LedgerEventType.chainStream(chain)))")
         }
         let mark = String(Self.sha256(Data(versions.joined(separator: "\n").utf8)).prefix(16))
         let same = "receipt:\(userId):\(identity)"
-        guard let latest = try await latestReceiptEvent(userId: userId), let key = latest.dedupeKey else {
+        guard let latest = try await latestReceiptEvent(userId: userId, bundleId: bundleId), let key = latest.dedupeKey else {
             return same + ":chains:" + mark
         }
         if key == same || (key.hasPrefix(same) && key.hasSuffix(":chains:" + mark)) {
@@ -282,17 +299,22 @@ public final class SubscriptionLedger: Sendable {
         return same + ":after:" + latest.eventID.lowercaseString + ":chains:" + mark
     }
 
-    /// The user's latest receipt event, reading their stream back a page at a time (it also holds
-    /// links and grants).
-    private func latestReceiptEvent(userId: String) async throws -> RecordedEvent? {
+    /// The user's latest receipt event for `bundleId`, reading their stream back a few events at a
+    /// time, more each time (it also holds links and grants; a receipt event can be tens of KB).
+    private func latestReceiptEvent(userId: String, bundleId: String?) async throws -> RecordedEvent? {
+        struct App: Decodable { var bundleId: String? }
         let stream = LedgerEventType.userStream(userId)
         var end = try await store.streamVersion(stream)
-        let page: Int64 = 64
+        var page: Int64 = 4
         while end > 0 {
             let start = max(1, end - page + 1)
             let events = try await store.readStream(stream, from: start, limit: Int(end - start + 1))
-            if let found = events.last(where: { $0.type == LedgerEventType.receiptValidated }) { return found }
+            let found = events.last {
+                $0.type == LedgerEventType.receiptValidated && (try? JSONDecoder().decode(App.self, from: $0.data))?.bundleId == bundleId
+            }
+            if let found { return found }
             end = start - 1
+            page = min(page * 2, 64)
         }
         return nil
     }

@@ -111,14 +111,17 @@ public enum Normalizer {
         return min(max(purchase, cancelled), received)
     }
 
-    /// Renewal observations for the subscriptions of `transactions` that `renewals` lacks: renewal
+    /// Renewal observations for the subscriptions of `transactions` that the `entries` Apple listed lack: renewal
     /// off, no billing retry, no grace period. Apple lists every auto-renewable subscription of a
     /// receipt in `pending_renewal_info`, and removes one whose renewal the customer cancelled during
     /// a grace period, so a missing entry is a fact about that subscription, not an omission.
     public static func missingRenewals(
-        for transactions: [TransactionObservation], besides renewals: [RenewalObservation], environment: String, assertedAt: Int64
+        for transactions: [TransactionObservation], listed entries: [LegacyPendingRenewalInfo], environment: String, assertedAt: Int64
     ) -> [RenewalObservation] {
-        let listed = Set(renewals.map(\.originalTransactionId))
+        // An entry without an original id is about some subscription we cannot tell: then none is
+        // read as dropped.
+        guard entries.allSatisfy({ $0.originalTransactionId != nil }) else { return [] }
+        let listed = Set(entries.compactMap(\.originalTransactionId))
         let chains = Set(transactions.filter { $0.type == ProductType.autoRenewable }.map(\.originalTransactionId))
         return chains.subtracting(listed).sorted().map {
             RenewalObservation(

@@ -98,4 +98,16 @@ struct EarlierProductEntitlementTests {
             #expect(try await h.store.eventCount() == 0)
         }
     }
+
+    /// On an upgrade Apple usually sends only the new transaction: the old period then ends when the
+    /// new one was bought, though its own record still shows its full term.
+    @Test func anUpgradeKnownOnlyByItsNewTransactionEndsTheOldPeriodThen() async throws {
+        try await H.run { h in
+            try await h.submit(user: "u1", H.transaction("1000", product: "basic.monthly", purchased: 0, expires: 30), at: 0)
+            try await h.notify(.didChangeRenewalPref, .upgrade, transaction: H.transaction("1001", product: "pro.monthly", purchased: 10, expires: 40), at: 10)
+            let basic = try #require(try await h.entitlement("basic", of: "u1", at: 20))
+            #expect(basic.status == "expired" && !basic.active)
+            #expect(basic.expiresAt == Day.date(10))
+        }
+    }
 }

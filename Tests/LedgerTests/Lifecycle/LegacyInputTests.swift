@@ -363,15 +363,20 @@ struct LegacyInputTests {
         }
     }
 
-    /// A V1 notification that brings an appAccountToken to a chain claims it, as a V2 one does.
-    @Test func aV1NotificationsAppAccountTokenClaimsTheChain() async throws {
+    /// A V1 body is not signed: its app_account_token links nobody (a body forged with the shared
+    /// secret must not move a chain), and does not use up the token, so a signed notification that
+    /// brings it later claims the chain.
+    @Test func aV1NotificationsTokenLinksNobodyAndLeavesTheClaimToASignedOne() async throws {
         try await H.run { h in
             let token = "5e1f6c1a-2b3c-4d5e-8f90-a1b2c3d4e5f6"
             var entry = Self.entry("2000", purchased: 0, expires: 30)
-            entry.appAccountToken = token.uppercased()
+            entry.appAccountToken = token
             h.clock.set(Day.date(0))
             _ = try await h.ledger.ingestNotificationV1(body: try Self.v1Body(.initialBuy, entries: [entry]), context: .init(source: "test"))
-            let view = try await h.ledger.entitlements(userId: token, at: Day.date(1))
+            #expect(try await h.ledger.entitlements(userId: token, at: Day.date(1)).subscriptions.isEmpty)
+            #expect(try await h.store.eventCount() == 1)
+            try await h.notify(.didRenew, transaction: H.transaction("2001", original: "2000", purchased: 1, expires: 31, token: token), at: 1)
+            let view = try await h.ledger.entitlements(userId: token, at: Day.date(2))
             #expect(view.subscriptions.map(\.originalTransactionId) == ["2000"])
             #expect(view.entitlements.first?.active == true)
         }
@@ -474,15 +479,13 @@ struct LegacyInputTests {
     }
 
     /// An appAccountToken that could not be a user id (control characters, over 256 characters)
-    /// names no user the API could address: it claims nothing.
-    @Test(arguments: ["a\u{1}b", String(repeating: "x", count: 257)])
+    /// names no user the API could address: a signed notification carrying it claims nothing.
+    @Test(arguments: ["a\u{1}b", String(repeating: "x", count: 257), "user-7"])
     func aTokenThatCannotBeAUserIdClaimsNothing(_ token: String) async throws {
         try await H.run { h in
-            var entry = Self.entry("2000", purchased: 0, expires: 30)
-            entry.appAccountToken = token
-            h.clock.set(Day.date(0))
-            _ = try await h.ledger.ingestNotificationV1(body: try Self.v1Body(.initialBuy, entries: [entry]), context: .init(source: "test"))
-            #expect(try await h.store.eventCount() == 1)
+            try await h.notify(.subscribed, .initialBuy, transaction: H.transaction("1000", purchased: 0, expires: 30, token: token), at: 0)
+            let links = try await h.store.readAll(after: .start, limit: 10).events.filter { $0.type == "user.linked" }
+            #expect(links.count == (token == "user-7" ? 1 : 0))
         }
     }
 
@@ -503,6 +506,103 @@ struct LegacyInputTests {
                 #expect(!error.message.contains("Debug") && !error.message.contains("CodingKeys"), "\(error.message)")
             }
             #expect(try await h.store.eventCount() == 0)
+        }
+    }
+
+    /// Two V1 notifications about one entry are dated alike (its purchase); the one that says more
+    /// has happened (a later expiry) wins, whichever arrived first.
+    @Test(arguments: [false, true])
+    func twoV1NotificationsAboutOneEntryFoldToTheLaterExpiry(_ reversed: Bool) async throws {
+        try await H.run { h in
+            _ = try await h.ledger.link(userId: "u1", originalTransactionId: "2000", source: "submit", context: .init(source: "test"))
+            let bodies = [
+                try Self.v1Body(.initialBuy, entries: [Self.entry("2000", purchased: 0, expires: 30)]),
+                try Self.v1Body(.didRenew, entries: [Self.entry("2000", purchased: 0, expires: 40)]),
+            ]
+            for (day, body) in zip([5.0, 10.0], reversed ? bodies.reversed() : bodies) {
+                h.clock.set(Day.date(day))
+                _ = try await h.ledger.ingestNotificationV1(body: body, context: .init(source: "test"))
+            }
+            #expect(try await h.entitlement("pro", of: "u1", at: 35)?.expiresAt == Day.date(40))
+        }
+    }
+
+    /// A receipt whose `pending_renewal_info` is absent says nothing of renewals; an empty one says
+    /// none renews. The two are different answers, not duplicates of each other.
+    @Test func anAbsentAndAnEmptyPendingRenewalInfoAreDifferentAnswers() async throws {
+        try await H.run { h in
+            let entries = [Self.entry("2000", purchased: 0, expires: 30)]
+            Self.answer(h, "grace", day: 31, entries: entries, pending: [Self.pending(graceUntil: 36, retry: true)])
+            Self.answer(h, "absent", day: 32, entries: entries, pending: nil)
+            Self.answer(h, "empty", day: 33, entries: entries, pending: [])
+            try await Self.submit(h, "grace", at: 31)
+            try await Self.submit(h, "absent", at: 32)
+            #expect(try await h.entitlement("pro", of: "u1", at: 32.5)?.status == "grace_period")
+            try await Self.submit(h, "empty", at: 33)
+            #expect(try await h.entitlement("pro", of: "u1", at: 34)?.status == "expired")
+        }
+    }
+
+    /// A V1 notification reads a missing renewal entry as renewal off only for the subscription it is
+    /// about: another subscription its receipt lists keeps its grace period.
+    @Test func aV1NotificationEndsOnlyItsOwnSubscriptionsGracePeriod() async throws {
+        try await H.run { h in
+            _ = try await h.ledger.link(userId: "u1", originalTransactionId: "2000", source: "submit", context: .init(source: "test"))
+            Self.answer(h, "grace", day: 31, entries: [Self.entry("2000", purchased: 0, expires: 30)], pending: [Self.pending(graceUntil: 36, retry: true)])
+            try await Self.submit(h, "grace", at: 31)
+            h.clock.set(Day.date(32))
+            let notification = NotificationV1(
+                notificationType: .didChangeRenewalStatus, password: "s3cret", environment: .sandbox, bid: H.bundleId,
+                unifiedReceipt: UnifiedReceipt(
+                    environment: .sandbox,
+                    latestReceiptInfo: [Self.entry("3000", original: "3000", purchased: 20, expires: 50), Self.entry("2000", purchased: 0, expires: 30)],
+                    pendingRenewalInfo: [], status: 0
+                )
+            )
+            _ = try await h.ledger.ingestNotificationV1(body: try JSONEncoder().encode(notification), context: .init(source: "test"))
+            #expect(try await h.chain("2000", at: 33)?.status == .gracePeriod)
+            #expect(try await h.chain("3000", at: 33)?.willRenew == false)
+        }
+    }
+
+    /// With several apps, a receipt sent without `bundle_id` that Apple refuses the default secret for
+    /// (21004) may be another app's: the client is told to name it.
+    @Test func aRefusedDefaultSecretWithSeveralAppsAsksForTheBundleId() async throws {
+        let apps = [
+            AppStoreApp(bundleId: H.bundleId, appAppleId: 1_234_567_890, environments: [.sandbox, .production]),
+            AppStoreApp(bundleId: "com.example.other", appAppleId: 987, environments: [.production]),
+        ]
+        try await H.run(sharedSecrets: [H.bundleId: "s3cret", "com.example.other": "other-secret"], apps: apps) { h in
+            Self.answer(h, "any", day: 1, entries: [], pending: nil, status: 21004)
+            do {
+                try await Self.submit(h, "any", at: 1)
+                Issue.record("status 21004 was accepted")
+            } catch let error as LedgerError {
+                #expect(error.code == .bundleIdRequired)
+            }
+        }
+    }
+
+    /// A user with receipts of two apps sends them in turn: each is a duplicate of that app's latest.
+    @Test func receiptsOfTwoAppsInTurnAreDuplicatesOfEachAppsLatest() async throws {
+        let other = "com.example.other"
+        let apps = [
+            AppStoreApp(bundleId: H.bundleId, appAppleId: 1_234_567_890, environments: [.sandbox, .production]),
+            AppStoreApp(bundleId: other, appAppleId: 987, environments: [.sandbox]),
+        ]
+        try await H.run(sharedSecrets: [H.bundleId: "s3cret", other: "other-secret"], apps: apps) { h in
+            Self.answer(h, "main", day: 1, entries: [Self.entry("2000", purchased: 0, expires: 30)], pending: [Self.pending()])
+            h.receipts.register(
+                VerifyReceiptResponse(
+                    status: 0, environment: .sandbox, receipt: LegacyReceipt(bundleId: other, requestDate: Day.apple(1)),
+                    latestReceiptInfo: [Self.entry("4000", original: "4000", purchased: 0, expires: 30)]
+                ),
+                for: "other"
+            )
+            for (receipt, day) in [("main", 1.0), ("other", 2.0), ("main", 3.0), ("other", 4.0)] {
+                try await Self.submit(h, receipt, at: day)
+            }
+            #expect(try await h.store.readStream("user-u1").filter { $0.type == "apple.receipt.validated" }.count == 2)
         }
     }
 }
