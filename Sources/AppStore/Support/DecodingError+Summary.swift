@@ -14,6 +14,10 @@ extension DecodingError {
     }
 
     private static func path(_ keys: [any CodingKey]) -> String {
-        keys.isEmpty ? "the top level" : keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+        guard !keys.isEmpty else { return "the top level" }
+        return keys.enumerated().map { offset, key in
+            if let index = key.intValue { return "[\(index)]" }
+            return offset == 0 ? key.stringValue : "." + key.stringValue
+        }.joined()
     }
 }

@@ -114,8 +114,12 @@ public struct EntitlementEvaluator: Sendable {
         let upgraded = period.isUpgraded && revocation != nil
         let refunded = revocation != nil && !upgraded
         // It ended at the upgrade (Apple usually sends only the new transaction, so the old one may
-        // carry no revocation), or when the next period of the chain began, whichever came first.
-        let next = chain.transactions(boughtBy: known).filter { $0.purchaseDate > period.purchaseDate }.map(\.purchaseDate).min()
+        // carry no revocation), or when the next period of the chain began, whichever came first; a
+        // refunded one shows its own term, as a refunded subscription does.
+        let later = chain.transactions(boughtBy: known).filter {
+            $0.transactionId != period.transactionId && ChainState.latest(of: [period, $0])?.transactionId == $0.transactionId
+        }
+        let next = refunded ? nil : later.map(\.purchaseDate).min()
         let expiry = evaluator.expiry(of: period)
         let cut = min(upgraded ? (revocation ?? Int64.max) : Int64.max, next ?? Int64.max)
         let end = cut == Int64.max ? expiry : min(expiry ?? Int64.max, cut)

@@ -1,7 +1,7 @@
 /// The fold state of one subscription chain (one `originalTransactionId`): for each transaction the
 /// latest observation, and every renewal observation.
 ///
-/// A transaction keeps the maximum by (assertion time, event id), and the renewal observations form a
+/// A transaction keeps the maximum by assertion time, then what the observation says happened, then event id, and the renewal observations form a
 /// set ordered by the same key; both are commutative, associative and idempotent, so the state is a
 /// function of the set of events: a late DID_RENEW, a duplicate or a replay can never move it
 /// backwards. Status is not stored; it is evaluated at read time.

@@ -16,6 +16,9 @@ public struct LedgerConfiguration: Sendable {
     public var sandboxGrants: Bool
     /// V1 notification shared secrets by bundle id.
     public var sharedSecrets: [String: String]
+    /// Whether verifyReceipt's default secret is one configured for it (`apple.verify_receipt.
+    /// shared_secret_env`) rather than the first app's: then a refusal of it is the server's error.
+    public var hasOwnReceiptSecret: Bool
     /// How many ingest transactions run at once; ingests arriving while all are busy wait and share
     /// the next one (group commit). More lets more database connections work at once.
     public var ingestBatchesInFlight: Int
@@ -29,6 +32,7 @@ public struct LedgerConfiguration: Sendable {
         linkAppAccountToken: Bool = true,
         sandboxGrants: Bool = true,
         sharedSecrets: [String: String] = [:],
+        hasOwnReceiptSecret: Bool = false,
         ingestBatchesInFlight: Int = 2,
         ingestBatchSize: Int = 64
     ) {
@@ -37,6 +41,7 @@ public struct LedgerConfiguration: Sendable {
         self.linkAppAccountToken = linkAppAccountToken
         self.sandboxGrants = sandboxGrants
         self.sharedSecrets = sharedSecrets
+        self.hasOwnReceiptSecret = hasOwnReceiptSecret
         self.ingestBatchesInFlight = ingestBatchesInFlight
         self.ingestBatchSize = ingestBatchSize
     }

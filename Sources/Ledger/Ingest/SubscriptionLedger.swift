@@ -95,7 +95,7 @@ public final class SubscriptionLedger: Sendable {
         guard Self.constantTimeEquals(notification.password ?? "", secret) else {
             throw LedgerError(.invalidPassword, "the notification's password does not match the shared secret of \(bundleId)")
         }
-        guard let type = notification.notificationType, !type.rawValue.isEmpty else {
+        guard let type = notification.notificationType, !type.rawValue.allSatisfy(\.isWhitespace) else {
             throw LedgerError(.malformedBody, "the body has no notification_type, so it is not an App Store Server Notification V1")
         }
         let stated = notification.environment ?? notification.unifiedReceipt?.environment
@@ -127,7 +127,9 @@ public final class SubscriptionLedger: Sendable {
             Normalizer.observation($0, environment: environment, assertedAt: received)
         }
         let latest = transactions.max { ($0.purchaseDate, $0.transactionId) < ($1.purchaseDate, $1.transactionId) }
-        if let pending = notification.unifiedReceipt?.pendingRenewalInfo, let chain = latest?.originalTransactionId {
+        let subscription = transactions.filter { $0.type == ProductType.autoRenewable }
+            .max { ($0.purchaseDate, $0.transactionId) < ($1.purchaseDate, $1.transactionId) }
+        if let pending = notification.unifiedReceipt?.pendingRenewalInfo, let chain = subscription?.originalTransactionId {
             // Only for the subscription the notification is about: a late retry must not end the
             // grace period of every other subscription its receipt lists.
             renewals += Normalizer.missingRenewals(
@@ -218,8 +220,10 @@ public final class SubscriptionLedger: Sendable {
             logger: logger(for: context)
         )
         if response.status == VerifyReceiptStatus.sharedSecretMismatch {
-            // Without `bundle_id` the default secret went; with several apps the receipt may be another's.
-            if requested == nil, configuration.sharedSecrets.count > 1 {
+            // Without `bundle_id` the first app's secret went; when the apps' secrets differ the receipt
+            // may be another app's, which the client can say. A secret configured for verifyReceipt
+            // itself, or the named app's, being refused is the server's configuration.
+            if requested == nil, !configuration.hasOwnReceiptSecret, Set(configuration.sharedSecrets.values).count > 1 {
                 throw LedgerError(.bundleIdRequired, "verifyReceipt refused the default shared secret (status 21004); name the receipt's app with bundle_id so its secret is sent")
             }
             // The server's configuration, not the client's receipt.
@@ -249,6 +253,7 @@ public final class SubscriptionLedger: Sendable {
         // Apple's answer as received; re-encoded only when the validator kept no bytes (an in-memory fake).
         let raw = try response.receivedBody ?? encoder.encode(response)
         let identity = try encoder.encode([
+            "bundle_id": bundleId ?? "",
             "latest_receipt_info": try String(decoding: encoder.encode(response.latestReceiptInfo ?? response.receipt?.inApp ?? []), as: UTF8.self),
             // Absent and empty differ: only an empty list says the subscriptions no longer renew.
             "pending_renewal_info": try response.pendingRenewalInfo.map { try String(decoding: encoder.encode($0), as: UTF8.self) } ?? "absent",
@@ -282,7 +287,9 @@ public final class SubscriptionLedger: Sendable {
     /// that returns (auto-renew off, then on again) or an answer that contradicts a newer
     /// notification (a refund since reversed) is recorded again, and the fold orders it by Apple's
     /// `request_date_ms`. Keys: `receipt:<user>:<identity>[:after:<previous receipt event>]:chains:<mark>`;
-    /// a latest receipt recorded with the earlier `receipt:<user>:<identity>` form is matched by identity.
+    /// a latest receipt recorded with the earlier `receipt:<user>:<identity>` form is never matched.
+    /// The mark cannot see a V1 notification about a subscription kept on another one's stream, nor
+    /// another user's receipt: those leave an equal answer a duplicate.
     func receiptDedupeKey(userId: String, bundleId: String?, identity: String, chains: Set<String>) async throws -> String {
         var versions: [String] = []
         for chain in chains.sorted() {
@@ -293,7 +300,9 @@ public final class SubscriptionLedger: Sendable {
         guard let latest = try await latestReceiptEvent(userId: userId, bundleId: bundleId), let key = latest.dedupeKey else {
             return same + ":chains:" + mark
         }
-        if key == same || (key.hasPrefix(same) && key.hasSuffix(":chains:" + mark)) {
+        // A key of the earlier form carries no mark, so whether anything happened since is unknown:
+        // it is never matched (one more receipt event per user after an upgrade).
+        if key.hasPrefix(same), key.hasSuffix(":chains:" + mark) {
             return key
         }
         return same + ":after:" + latest.eventID.lowercaseString + ":chains:" + mark
@@ -302,7 +311,6 @@ public final class SubscriptionLedger: Sendable {
     /// The user's latest receipt event for `bundleId`, reading their stream back a few events at a
     /// time, more each time (it also holds links and grants; a receipt event can be tens of KB).
     private func latestReceiptEvent(userId: String, bundleId: String?) async throws -> RecordedEvent? {
-        struct App: Decodable { var bundleId: String? }
         let stream = LedgerEventType.userStream(userId)
         var end = try await store.streamVersion(stream)
         var page: Int64 = 4
@@ -310,7 +318,7 @@ public final class SubscriptionLedger: Sendable {
             let start = max(1, end - page + 1)
             let events = try await store.readStream(stream, from: start, limit: Int(end - start + 1))
             let found = events.last {
-                $0.type == LedgerEventType.receiptValidated && (try? JSONDecoder().decode(App.self, from: $0.data))?.bundleId == bundleId
+                $0.type == LedgerEventType.receiptValidated && (try? JSONDecoder().decode(FactApp.self, from: $0.data))?.bundleId == bundleId
             }
             if let found { return found }
             end = start - 1

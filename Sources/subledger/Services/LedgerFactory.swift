@@ -53,7 +53,8 @@ enum LedgerFactory {
                 linkPolicy: configuration.linkPolicy,
                 linkAppAccountToken: configuration.linkAppAccountToken,
                 sandboxGrants: configuration.sandboxGrants,
-                sharedSecrets: secrets
+                sharedSecrets: secrets,
+                hasOwnReceiptSecret: configuration.verifyReceiptSharedSecret != nil
             ),
             logger: logger
         )

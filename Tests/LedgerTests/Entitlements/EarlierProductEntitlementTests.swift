@@ -56,6 +56,8 @@ struct EarlierProductEntitlementTests {
             #expect(basic.status == "refunded")
             #expect(basic.revokedAt == Day.date(20))
             #expect(basic.productId == "basic.monthly")
+            // Its own term, as a refunded subscription shows, not cut at the next purchase.
+            #expect(basic.expiresAt == Day.date(30))
         }
     }
 
