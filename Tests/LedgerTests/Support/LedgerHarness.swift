@@ -124,6 +124,20 @@ struct LedgerHarness: Sendable {
         )
     }
 
+    /// Expects `body` to throw a ledger error with `code` and to leave the store as it was.
+    func expectRefusal(
+        _ code: LedgerError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Void
+    ) async throws {
+        let before = try await store.eventCount()
+        do {
+            try await body()
+            Issue.record("expected a refusal with \(code), got none", sourceLocation: sourceLocation)
+        } catch let error as LedgerError {
+            #expect(error.code == code, "\(error.message)", sourceLocation: sourceLocation)
+        }
+        #expect(try await store.eventCount() == before, "a refused input changed the store", sourceLocation: sourceLocation)
+    }
+
     /// The user's entitlement `id` evaluated at `day`.
     func entitlement(_ id: String, of user: String, at day: Double) async throws -> EntitlementStatus? {
         try await ledger.entitlements(userId: user, at: Day.date(day)).entitlements.first { $0.id == id }
