@@ -18,15 +18,17 @@ public struct EventCursor: Sendable, Hashable, Comparable, Codable, LosslessStri
         self.position = position
     }
 
-    /// Parses the text form `"<transaction>-<position>"`; a bare number is read as a position.
+    /// Parses the text form `"<transaction>-<position>"`; a bare number is read as a position. Each
+    /// part is ASCII digits only: a sign (`+1-2`) is not a form this type writes, so it is refused.
     public init?(_ description: String) {
         let parts = description.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.allSatisfy(Self.isDigits) else { return nil }
         switch parts.count {
         case 1:
-            guard let position = Int64(parts[0]), position >= 0 else { return nil }
+            guard let position = Int64(parts[0]) else { return nil }
             self.init(transaction: 0, position: position)
         case 2:
-            guard let transaction = UInt64(parts[0]), let position = Int64(parts[1]), position >= 0 else {
+            guard let transaction = UInt64(parts[0]), let position = Int64(parts[1]) else {
                 return nil
             }
             self.init(transaction: transaction, position: position)
@@ -36,6 +38,11 @@ public struct EventCursor: Sendable, Hashable, Comparable, Codable, LosslessStri
     }
 
     public var description: String { "\(transaction)-\(position)" }
+
+    /// True for a non-empty run of ASCII digits.
+    static func isDigits(_ text: Substring) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+    }
 
     public static func < (lhs: EventCursor, rhs: EventCursor) -> Bool {
         (lhs.transaction, lhs.position) < (rhs.transaction, rhs.position)

@@ -60,7 +60,7 @@ struct EventStoreUnitTests {
         #expect(EventCursor(cursor.description) == cursor)
         #expect(EventCursor("42") == EventCursor(transaction: 0, position: 42))
         #expect(EventCursor(transaction: 1, position: 99) < EventCursor(transaction: 2, position: 1))
-        for bad in ["", "-", "a-1", "1-b", "1-2-3", "-5"] {
+        for bad in ["", "-", "a-1", "1-b", "1-2-3", "-5", "+1-2", "1-+2", "+7", " 1-2", "1-2 ", "١-٢"] {
             #expect(EventCursor(bad) == nil, "\(bad) should not parse")
         }
     }

@@ -340,7 +340,7 @@ struct APIEndToEndTests {
 
     /// A grant must name an entitlement a product grants, end in the future and say why; anything else
     /// is refused with nothing appended. Other refusals that need no store: an empty receipt, a bare
-    /// position as a cursor, and a 401 that names its scheme.
+    /// position or a signed number as a cursor or limit, and a 401 that names its scheme.
     @Test(arguments: TestDatabases.dialects)
     func badGrantsReceiptsAndCursorsAreRefusedBeforeTheStore(_ dialect: StorageDialect) async throws {
         try await H.run(dialect) { h in
@@ -363,6 +363,15 @@ struct APIEndToEndTests {
             let bare = try await h.request(.get, "/v1/events?after=5", key: H.readKey)
             #expect(bare.status == .badRequest)
             #expect(try h.object(bare)["code"] as? String == "invalid_query")
+            // Only the digits the spec's patterns allow: a sign or a space is not a number here.
+            for query in ["after=%2B1-2", "after=1-%2B2", "limit=%2B5", "limit=%205", "limit=0005"] {
+                for path in ["/v1/events?\(query)", "/v1/users/u1/events?\(query)"] {
+                    let signed = try await h.request(.get, path, key: H.readKey)
+                    #expect(signed.status == .badRequest, "\(path)")
+                    #expect(try h.object(signed)["code"] as? String == "invalid_query", "\(path)")
+                }
+            }
+            #expect(try await h.request(.get, "/v1/events?after=0-0&limit=1000", key: H.readKey).status == .ok)
             let streamed = try await h.request(.get, "/v1/events?limit=0", key: H.readKey, headers: [.accept: "application/x-ndjson"])
             #expect(streamed.status == .badRequest)
             let unauthorized = try await h.request(.get, "/v1/users/u1/entitlements")
