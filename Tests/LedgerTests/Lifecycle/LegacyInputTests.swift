@@ -368,9 +368,9 @@ struct LegacyInputTests {
     }
 
     /// A V1 body is not signed: its app_account_token links nobody (a body forged with the shared
-    /// secret must not move a chain), and does not use up the token, so a signed notification that
-    /// brings it later claims the chain.
-    @Test func aV1NotificationsTokenLinksNobodyAndLeavesTheClaimToASignedOne() async throws {
+    /// secret must not move a chain). The token stays in its observation, so, as with a token a
+    /// submission brought, a signed notification carrying it later claims nothing either.
+    @Test func aV1NotificationsTokenLinksNobody() async throws {
         try await H.run { h in
             let token = "5e1f6c1a-2b3c-4d5e-8f90-a1b2c3d4e5f6"
             var entry = Self.entry("2000", purchased: 0, expires: 30)
@@ -380,9 +380,30 @@ struct LegacyInputTests {
             #expect(try await h.ledger.entitlements(userId: token, at: Day.date(1)).subscriptions.isEmpty)
             #expect(try await h.store.eventCount() == 1)
             try await h.notify(.didRenew, transaction: H.transaction("2001", original: "2000", purchased: 1, expires: 31, token: token), at: 1)
-            let view = try await h.ledger.entitlements(userId: token, at: Day.date(2))
+            #expect(try await h.ledger.entitlements(userId: token, at: Day.date(2)).subscriptions.isEmpty)
+            // The client's submission still links it.
+            let view = try await h.submit(user: token, H.transaction("2001", original: "2000", purchased: 1, expires: 31, signed: 2), at: 2)
             #expect(view.subscriptions.map(\.originalTransactionId) == ["2000"])
-            #expect(view.entitlements.first?.active == true)
+        }
+    }
+
+    /// A V1 refund that wins for a transaction must not make the chain forget the token a signed
+    /// notification brought: otherwise Apple's next notification with that token (a reversed refund)
+    /// would count as the first to bring it and take back the chain a submission moved.
+    @Test func aV1RefundDoesNotLetAnOldTokenTakeBackATransferredChain() async throws {
+        try await H.run { h in
+            let token = "5e1f6c1a-2b3c-4d5e-8f90-a1b2c3d4e5f6"
+            let bought = H.transaction("2000", original: "2000", purchased: 0, expires: 30, token: token)
+            try await h.notify(.subscribed, transaction: bought, at: 0)
+            #expect(try await h.ledger.entitlements(userId: token, at: Day.date(1)).subscriptions.map(\.originalTransactionId) == ["2000"])
+            _ = try await h.submit(user: "w1", H.transaction("2000", original: "2000", purchased: 0, expires: 30, signed: 1, token: token), at: 1)
+            var refunded = Self.entry("2000", purchased: 0, expires: 30, cancelled: 5)
+            refunded.appAccountToken = token
+            h.clock.set(Day.date(5))
+            _ = try await h.ledger.ingestNotificationV1(body: try Self.v1Body(.refund, entries: [refunded]), context: .init(source: "test"))
+            try await h.notify(.refundReversed, transaction: H.transaction("2000", original: "2000", purchased: 0, expires: 30, signed: 6, token: token), at: 6)
+            #expect(try await h.ledger.entitlements(userId: "w1", at: Day.date(7)).subscriptions.map(\.originalTransactionId) == ["2000"])
+            #expect(try await h.ledger.entitlements(userId: token, at: Day.date(7)).subscriptions.isEmpty)
         }
     }
 
