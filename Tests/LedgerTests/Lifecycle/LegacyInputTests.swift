@@ -563,8 +563,14 @@ struct LegacyInputTests {
     @Test func aV1NotificationEndsOnlyItsOwnSubscriptionsGracePeriod() async throws {
         try await H.run { h in
             _ = try await h.ledger.link(userId: "u1", originalTransactionId: "2000", source: "submit", context: .init(source: "test"))
-            Self.answer(h, "grace", day: 31, entries: [Self.entry("2000", purchased: 0, expires: 30)], pending: [Self.pending(graceUntil: 36, retry: true)])
+            var renewing = Self.pending()
+            renewing.originalTransactionId = "3000"
+            Self.answer(
+                h, "grace", day: 31, entries: [Self.entry("3000", original: "3000", purchased: 20, expires: 50), Self.entry("2000", purchased: 0, expires: 30)],
+                pending: [Self.pending(graceUntil: 36, retry: true), renewing]
+            )
             try await Self.submit(h, "grace", at: 31)
+            #expect(try await h.chain("3000", at: 31.5)?.willRenew == true)
             h.clock.set(Day.date(32))
             let notification = NotificationV1(
                 notificationType: .didChangeRenewalStatus, password: "s3cret", environment: .sandbox, bid: H.bundleId,
