@@ -65,7 +65,10 @@ public enum LedgerApplication {
         Application(
             router: router(store: store, ledger: ledger, keys: keys, clock: clock, metrics: metrics),
             server: .http1(configuration: .init(
-                additionalChannelHandlers: [RequestDeadlineHandler(timeout: Self.timeAmount(settings.requestTimeout), logger: logger)],
+                additionalChannelHandlers: [
+                    UnparsableHeadHandler(logger: logger),
+                    RequestDeadlineHandler(timeout: Self.timeAmount(settings.requestTimeout), logger: logger),
+                ],
                 idleTimeout: Self.timeAmount(settings.idleTimeout)
             )),
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "subledger"),

@@ -51,8 +51,6 @@ extension Problem: HTTPResponseError {
     public var status: HTTPResponse.Status { HTTPResponse.Status(code: statusCode) }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var headers: HTTPFields = [.contentType: "application/problem+json"]
         if code == "unauthorized" {
             // RFC 9110: a 401 names the scheme the client should use.
@@ -62,6 +60,13 @@ extension Problem: HTTPResponseError {
             // RFC 9110: a 405 lists the methods the resource supports.
             headers[.allow] = allowedMethods.map(\.rawValue).joined(separator: ", ")
         }
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(self))))
+        return Response(status: status, headers: headers, body: .init(byteBuffer: try encodedBody()))
+    }
+
+    /// The `application/problem+json` body, keys sorted.
+    func encodedBody() throws -> ByteBuffer {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return ByteBuffer(bytes: try encoder.encode(self))
     }
 }

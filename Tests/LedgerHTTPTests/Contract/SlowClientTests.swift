@@ -14,13 +14,13 @@ struct SlowClientTests {
         "POST /v1/apple/notifications/v2 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"signed"
 
     @Test func aClientThatStopsMidRequestIsDisconnectedAfterTheIdleTimeout() async throws {
-        try await Self.withServer(idleTimeout: .seconds(1), requestTimeout: .seconds(60)) { channel, _, eventCount in
+        try await RawConnection.withServer(idleTimeout: .seconds(1), requestTimeout: .seconds(60)) { channel, _, eventCount in
             // Headers and the start of a 100-byte body, then silence. The server's idle clock starts at
             // its last read, which is after this write begins, so measure from before it (measuring from
             // after it once gave 0.89 s on a loaded machine).
             let start = ContinuousClock.now
             try await channel.writeAndFlush(ByteBuffer(string: Self.partialHead)).get()
-            #expect(try await Self.closes(channel, within: .seconds(15)), "the server kept a silent connection open for 15 s")
+            #expect(try await RawConnection.closes(channel, within: .seconds(15)), "the server kept a silent connection open for 15 s")
             #expect(ContinuousClock.now - start >= .milliseconds(900))
             #expect(try await eventCount() == 0)
         }
@@ -30,7 +30,7 @@ struct SlowClientTests {
     /// the request timeout ends them; the head's do not, and the idle timeout is set long here.
     @Test(arguments: [("the head", 0), ("the body", partialHead.utf8.count)])
     func aClientThatTricklesBytesIsDisconnectedAfterTheRequestTimeout(trickling: String, sentAtOnce: Int) async throws {
-        try await Self.withServer(idleTimeout: .seconds(30), requestTimeout: .seconds(2)) { channel, connecting, eventCount in
+        try await RawConnection.withServer(idleTimeout: .seconds(30), requestTimeout: .seconds(2)) { channel, connecting, eventCount in
             let request = Array((Self.partialHead + String(repeating: "x", count: 92)).utf8)
             // The request timeout counts from when the server accepted the connection, so measure from
             // just before connecting: a loaded machine may pause this task after the connect.
@@ -44,7 +44,7 @@ struct SlowClientTests {
                 }
                 // The writer's error once the server closes the connection is expected and discarded.
                 defer { group.cancelAll() }
-                return try await Self.closes(channel, within: .seconds(15))
+                return try await RawConnection.closes(channel, within: .seconds(15))
             }
             #expect(closed, "the server kept a connection trickling \(trickling) open for 15 s")
             let took = ContinuousClock.now - connecting
@@ -54,7 +54,7 @@ struct SlowClientTests {
     }
 
     @Test func aKeepAliveClientSendingWholeRequestsOutlivesTheRequestTimeout() async throws {
-        try await Self.withServer(idleTimeout: .seconds(4), requestTimeout: .seconds(2)) { channel, _, _ in
+        try await RawConnection.withServer(idleTimeout: .seconds(4), requestTimeout: .seconds(2)) { channel, _, _ in
             let answers = ReadRecorder()
             try await channel.pipeline.addHandler(answers).get()
             // Seven requests 500 ms apart: 3.5 s on one connection, well past the request timeout, with
@@ -67,42 +67,6 @@ struct SlowClientTests {
             #expect(channel.isActive)
             #expect(answers.okAnswers == 7)
             try? await channel.close()
-        }
-    }
-
-    /// A live server on a fresh SQLite store and a raw connection to it, with the time just before it
-    /// connected.
-    private static func withServer(
-        idleTimeout: Duration, requestTimeout: Duration,
-        _ body: @Sendable @escaping (any Channel, ContinuousClock.Instant, @Sendable () async throws -> Int) async throws -> Void
-    ) async throws {
-        let pki = try APIHarness.pki.get()
-        try await withFreshStore(.sqlite) { fixture in
-            let app = try APIHarness.application(
-                store: fixture.store, pki: pki, clock: ManualClock(Day.date(0)), verifyReceiptURL: "http://127.0.0.1:9",
-                idleTimeout: idleTimeout, requestTimeout: requestTimeout
-            )
-            try await app.test(.live) { client in
-                let port = try #require(client.port)
-                let connecting = ContinuousClock.now
-                let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                    .connect(host: "127.0.0.1", port: port).get()
-                try await body(channel, connecting, { try await fixture.store.eventCount() })
-                try? await channel.close()
-            }
-        }
-    }
-
-    /// Whether the server closes `channel` within `limit`; if not, the test closes it then.
-    private static func closes(_ channel: any Channel, within limit: Duration) async throws -> Bool {
-        try await withThrowingTaskGroup(of: Bool.self) { group in
-            group.addTask { try await channel.closeFuture.get(); return true }
-            group.addTask { try await Task.sleep(for: limit); return false }
-            // Waiting on `closeFuture` is not cancellable: closing ends it.
-            defer { group.cancelAll() }
-            let closed = try await group.next() ?? false
-            if !closed { try? await channel.close() }
-            return closed
         }
     }
 }

@@ -1,0 +1,55 @@
+import Foundation
+import NIOCore
+import Testing
+
+/// A request head the HTTP parser refuses is answered like every other error, as problem+json with
+/// a code, and the connection is closed; nothing reaches a route or the store.
+struct UnparsableHeadTests {
+    @Test(arguments: [
+        ("not HTTP", "HELLO THERE\r\n\r\n", 400, "malformed_request"),
+        ("a bad header line", "GET /health HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n", 400, "malformed_request"),
+        ("a head over the size limit", "GET /health HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 200_000))\r\n\r\n", 431, "headers_too_large"),
+    ])
+    func anUnparsableHeadGetsAProblemAndTheConnectionCloses(_ what: String, _ head: String, _ status: Int, _ code: String) async throws {
+        try await RawConnection.withServer(idleTimeout: .seconds(30), requestTimeout: .seconds(60)) { channel, _, eventCount in
+            let answers = ReadRecorder()
+            try await channel.pipeline.addHandler(answers).get()
+            try await channel.writeAndFlush(ByteBuffer(string: head)).get()
+            let answer = try await answers.waitForAnswer(after: 0).text
+            try Self.expectProblem(answer, status: status, code: code, what)
+            #expect(try await RawConnection.closes(channel, within: .seconds(10)), "\(what): the connection stayed open")
+            #expect(try await eventCount() == 0)
+        }
+    }
+
+    /// On a keep-alive connection the answered request keeps its 200; the bad head after it gets the
+    /// problem.
+    @Test func aBadHeadAfterAnAnsweredRequestGetsItsOwnProblem() async throws {
+        try await RawConnection.withServer(idleTimeout: .seconds(30), requestTimeout: .seconds(60)) { channel, _, _ in
+            let answers = ReadRecorder()
+            try await channel.pipeline.addHandler(answers).get()
+            try await channel.writeAndFlush(ByteBuffer(string: "GET /health HTTP/1.1\r\nHost: x\r\n\r\n")).get()
+            let first = try await answers.waitForAnswer(after: 0)
+            #expect(first.text.hasPrefix("HTTP/1.1 200"))
+            try await channel.writeAndFlush(ByteBuffer(string: "\u{1}\u{2}\u{3} garbage\r\n\r\n")).get()
+            let second = try await answers.waitForAnswer(after: first.reads).text
+            try Self.expectProblem(second, status: 400, code: "malformed_request", "after a 200")
+            #expect(try await RawConnection.closes(channel, within: .seconds(10)))
+        }
+    }
+
+    private static func expectProblem(_ answer: String, status: Int, code: String, _ what: String) throws {
+        let parts = answer.components(separatedBy: "\r\n\r\n")
+        let head = parts[0].lowercased()
+        #expect(head.hasPrefix("http/1.1 \(status)"), "\(what): \(parts[0])")
+        #expect(head.contains("content-type: application/problem+json"), "\(what): \(parts[0])")
+        #expect(head.contains("connection: close"), "\(what): \(parts[0])")
+        let body = try #require(parts.count > 1 ? parts[1] : nil, "\(what): no body")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any], "\(what): \(body)")
+        #expect(object["code"] as? String == code, "\(what)")
+        #expect(object["status"] as? Int == status, "\(what)")
+        #expect(object["type"] as? String == "https://subledger.dev/problems/\(code)", "\(what)")
+        #expect((object["title"] as? String)?.isEmpty == false, "\(what)")
+        #expect((object["detail"] as? String)?.isEmpty == false, "\(what)")
+    }
+}
