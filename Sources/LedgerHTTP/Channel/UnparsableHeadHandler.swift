@@ -45,14 +45,22 @@ final class UnparsableHeadHandler: ChannelDuplexHandler, RemovableChannelHandler
         guard !answered else { return }
         answered = true
         let problem = Self.problem(for: error)
+        // Every response carries a request id; this request had no readable header to offer one.
+        let requestID = String(UInt64.random(in: .min ... .max), radix: 16)
         logger.info(
             "refused a request head the HTTP parser could not read",
-            metadata: ["code": "\(problem.code)", "error": "\(error.debugDescription)", "remote": "\(context.channel.remoteAddress.map { "\($0)" } ?? "-")"]
+            metadata: [
+                "request_id": "\(requestID)", "code": "\(problem.code)", "error": "\(error.debugDescription)",
+                "remote": "\(context.channel.remoteAddress.map { "\($0)" } ?? "-")",
+            ]
         )
         let body = (try? problem.encodedBody()) ?? ByteBuffer()
         let head = HTTPResponse(
             status: problem.status,
-            headerFields: [.contentType: "application/problem+json", .contentLength: "\(body.readableBytes)", .connection: "close"]
+            headerFields: [
+                .contentType: "application/problem+json", .contentLength: "\(body.readableBytes)", .connection: "close",
+                .requestID: requestID,
+            ]
         )
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(body)), promise: nil)

@@ -44,6 +44,7 @@ struct UnparsableHeadTests {
         #expect(head.hasPrefix("http/1.1 \(status)"), "\(what): \(parts[0])")
         #expect(head.contains("content-type: application/problem+json"), "\(what): \(parts[0])")
         #expect(head.contains("connection: close"), "\(what): \(parts[0])")
+        #expect(head.contains("x-request-id: "), "\(what): \(parts[0])")
         let body = try #require(parts.count > 1 ? parts[1] : nil, "\(what): no body")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any], "\(what): \(body)")
         #expect(object["code"] as? String == code, "\(what)")
