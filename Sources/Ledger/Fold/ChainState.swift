@@ -15,6 +15,11 @@ public struct ChainState: Codable, Hashable, Sendable {
     /// its submitter's stream, a V1 notification on one of the subscriptions it names. `as_of` reads
     /// them, since only the chain's own stream is found by its id. Empty for most chains.
     public var otherStreams: [String]
+    /// Every `appAccountToken` a transaction observation folded into the chain carried, sorted. A
+    /// token claims a chain only the first time it reaches it; kept as a set, not read off each
+    /// transaction's winning observation, so one that wins without the token (a V1 body's, whose
+    /// token is not kept) does not make the chain forget it. Empty for most chains.
+    public var appAccountTokens: [String]
 
     /// An empty chain.
     public init(originalTransactionId: String) {
@@ -22,6 +27,7 @@ public struct ChainState: Codable, Hashable, Sendable {
         self.transactions = [:]
         self.renewals = []
         self.otherStreams = []
+        self.appAccountTokens = []
     }
 
     /// The renewal observation current at `at` (Unix milliseconds): the latest asserted by then; nil
@@ -33,8 +39,17 @@ public struct ChainState: Codable, Hashable, Sendable {
     /// Folds in one transaction observation from event `eventID`.
     public mutating func apply(_ observation: TransactionObservation, eventID: String) {
         let observed = Observed(observation, assertedAt: observation.assertedAt, eventID: eventID)
+        if let token = observation.appAccountToken { Self.insert(token, into: &appAccountTokens) }
         if let current = transactions[observation.transactionId], !Self.supersedes(observed, current) { return }
         transactions[observation.transactionId] = observed
+    }
+
+    /// Inserts `element` into the sorted, duplicate-free `list`.
+    static func insert(_ element: String, into list: inout [String]) {
+        let index = list.firstIndex { $0 >= element } ?? list.count
+        if index == list.count || list[index] != element {
+            list.insert(element, at: index)
+        }
     }
 
     /// Whether one observation of a transaction beats another: the later assertion; on equal ones
@@ -71,10 +86,7 @@ public struct ChainState: Codable, Hashable, Sendable {
             named = true
         }
         if named, stream != LedgerEventType.chainStream(originalTransactionId) {
-            let index = otherStreams.firstIndex { $0 >= stream } ?? otherStreams.count
-            if index == otherStreams.count || otherStreams[index] != stream {
-                otherStreams.insert(stream, at: index)
-            }
+            Self.insert(stream, into: &otherStreams)
         }
     }
 
@@ -101,17 +113,18 @@ public struct ChainState: Codable, Hashable, Sendable {
     }
 
     private enum DecodingKeys: String, CodingKey {
-        case originalTransactionId, transactions, renewals, renewal, otherStreams
+        case originalTransactionId, transactions, renewals, renewal, otherStreams, appAccountTokens
     }
 
-    /// Encodes the chain; `otherStreams` only when there are some, so a chain that only its own
-    /// notifications describe reads as it did before the field existed.
+    /// Encodes the chain; `otherStreams` and `appAccountTokens` only when there are some, so a chain
+    /// without them reads as it did before the fields existed.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: DecodingKeys.self)
         try container.encode(originalTransactionId, forKey: .originalTransactionId)
         try container.encode(transactions, forKey: .transactions)
         try container.encode(renewals, forKey: .renewals)
         if !otherStreams.isEmpty { try container.encode(otherStreams, forKey: .otherStreams) }
+        if !appAccountTokens.isEmpty { try container.encode(appAccountTokens, forKey: .appAccountTokens) }
     }
 
     /// Decodes a chain, also as written before renewal history was kept (one `renewal`, the latest).
@@ -125,5 +138,6 @@ public struct ChainState: Codable, Hashable, Sendable {
             self.renewals = try container.decodeIfPresent(Observed<RenewalObservation>.self, forKey: .renewal).map { [$0] } ?? []
         }
         self.otherStreams = try container.decodeIfPresent([String].self, forKey: .otherStreams) ?? []
+        self.appAccountTokens = try container.decodeIfPresent([String].self, forKey: .appAccountTokens) ?? []
     }
 }

@@ -109,16 +109,21 @@ public final class SubscriptionLedger: Sendable {
         }
         let received = Timestamp.milliseconds(now)
         let entries = notification.unifiedReceipt?.latestReceiptInfo ?? []
-        // A V1 body is not signed, only sent with the shared secret, so its app_account_token claims
-        // nothing (`record` gets no claims): a body forged with the secret must not move a chain to
-        // another user. The token stays in the observations, as a receipt's does: a V1 refund that
-        // wins for a transaction must not make the chain forget the token a signed notification
-        // brought, or Apple's next notification with it would take back a chain a submission moved.
+        // A V1 body is not signed, only sent with the shared secret, so its app_account_token stays in
+        // the raw body and links nobody: a body forged with the secret must not move a chain to
+        // another user. Left out of the observations, it is not one the chain carried either, so a
+        // signed notification bringing it later (an app moving from V1 to V2) claims the chain. The
+        // chain keeps the set of tokens it carried, so a V1 observation that wins without the token
+        // does not make it forget one a signed notification brought.
         let transactions = entries.compactMap {
             Normalizer.observation(
                 $0, bundleId: bundleId, environment: environment,
                 assertedAt: Normalizer.statedAt($0, received: received), catalog: configuration.catalog
             )
+        }.map { observation in
+            var unlinked = observation
+            unlinked.appAccountToken = nil
+            return unlinked
         }
         var renewals = (notification.unifiedReceipt?.pendingRenewalInfo ?? []).compactMap {
             Normalizer.observation($0, environment: environment, assertedAt: received)

@@ -77,6 +77,9 @@ struct ChainDocumentJSONTests {
         let streams = ["user-u1", "user-é", "subscription-3000", "user-a/b", "user-\"q\""]
         state.otherStreams = (0..<Int(random.next() % 4)).map { _ in streams[Int(random.next() % UInt64(streams.count))] }
         state.otherStreams = Array(Set(state.otherStreams)).sorted()
+        // Tokens the chain carried: none (the field is left out), or a few.
+        let tokens = ["5e1f6c1a-2b3c-4d5e-8f90-a1b2c3d4e5f6", "u1", "é", "a\"b"]
+        state.appAccountTokens = Array(Set((0..<Int(random.next() % 3)).map { _ in tokens[Int(random.next() % UInt64(tokens.count))] })).sorted()
         return ChainDocument(state: state, position: Int64(random.next() % 1_000_000))
     }
 }

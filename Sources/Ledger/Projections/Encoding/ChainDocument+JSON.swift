@@ -17,6 +17,12 @@ extension ChainDocument {
 extension ChainState {
     fileprivate func write(to writer: inout JSONWriter) {
         writer.beginObject()
+        if !appAccountTokens.isEmpty {
+            writer.key("appAccountTokens")
+            writer.beginArray()
+            for token in appAccountTokens { writer.string(token) }
+            writer.endArray()
+        }
         writer.field("originalTransactionId", originalTransactionId)
         if !otherStreams.isEmpty {
             writer.key("otherStreams")

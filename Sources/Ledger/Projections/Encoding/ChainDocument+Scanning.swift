@@ -28,9 +28,12 @@ extension JSONScanner {
         var renewals: [Observed<RenewalObservation>] = []
         var transactions: [String: Observed<TransactionObservation>]?
         var otherStreams: [String] = []
+        var appAccountTokens: [String] = []
         try readObject { scanner, key throws(Unexpected) in
             switch key {
             case "originalTransactionId": originalTransactionId = try scanner.readString()
+            case "appAccountTokens":
+                try scanner.readArray { scanner throws(Unexpected) in appAccountTokens.append(try scanner.readString()) }
             case "otherStreams":
                 try scanner.readArray { scanner throws(Unexpected) in otherStreams.append(try scanner.readString()) }
             case "renewals":
@@ -57,6 +60,7 @@ extension JSONScanner {
         state.transactions = transactions
         state.renewals = renewals
         state.otherStreams = otherStreams
+        state.appAccountTokens = appAccountTokens
         return state
     }
 
