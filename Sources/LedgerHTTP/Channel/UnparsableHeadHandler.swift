@@ -8,9 +8,11 @@ import NIOHTTPTypes
 /// connection.
 ///
 /// Such a head never reaches a route, so without this the HTTP stack answered a bare 400 with no
-/// body. A head that follows requests still being answered (pipelined) is answered after them. A
-/// parser error inside a request's body goes on to that request's handler, which answers it, and one
-/// raised as the connection closes mid-head has no one to answer.
+/// body. A head that follows requests still being answered (pipelined) is answered after them, and
+/// one the client cut short by closing its side is answered while the connection can still write. A
+/// parser error inside a request's body goes on to that request's handler, which answers it, unless
+/// the request was answered already (an early 413): then the connection just ends, since one request
+/// gets one answer.
 final class UnparsableHeadHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -66,10 +68,20 @@ final class UnparsableHeadHandler: ChannelDuplexHandler, RemovableChannelHandler
         case .reading:
             break
         }
-        guard let parserError = error as? HTTPParserError, context.channel.isActive, endsRead == headsRead else {
-            // Not the parser's, the connection is already going (a head cut off by a close), or a
-            // request's body is open: its handler answers.
+        guard let parserError = error as? HTTPParserError, context.channel.isActive else {
+            // Not the parser's, or the connection is already gone: nothing to answer here.
             context.fireErrorCaught(error)
+            return
+        }
+        if endsRead < headsRead {
+            // Broken framing inside a request's body. Unanswered, its handler answers it; answered
+            // early (a 413 before the body ended), the connection ends without a second answer.
+            if responsesSent < headsRead {
+                context.fireErrorCaught(error)
+            } else {
+                state = .answered
+                context.close(promise: nil)
+            }
             return
         }
         let problem = Self.problem(for: parserError)

@@ -54,6 +54,38 @@ struct UnparsableHeadTests {
         }
     }
 
+    /// A client that closes its side in the middle of a head can still read: it gets the problem.
+    @Test func aHeadCutShortByTheClientsCloseIsAnswered() async throws {
+        try await RawConnection.withServer(idleTimeout: .seconds(30), requestTimeout: .seconds(60)) { channel, _, _ in
+            let answers = ReadRecorder()
+            try await channel.pipeline.addHandler(answers).get()
+            try await channel.writeAndFlush(ByteBuffer(string: "GET /health HTTP/1.1\r\nHo")).get()
+            try await channel.close(mode: .output)
+            let answer = try await answers.waitForAnswer(after: 0).text
+            try Self.expectProblem(answer, status: 400, code: "malformed_request", "cut short")
+        }
+    }
+
+    /// A request answered early (413, its body still coming) whose body then breaks its chunked
+    /// framing gets no second answer: the connection just ends.
+    @Test func brokenFramingAfterAnEarlyAnswerEndsTheConnectionWithoutASecondAnswer() async throws {
+        try await RawConnection.withServer(idleTimeout: .seconds(30), requestTimeout: .seconds(60)) { channel, _, _ in
+            let answers = ReadRecorder()
+            try await channel.pipeline.addHandler(answers).get()
+            let size = 0x110000  // 1,114,112 bytes, over the 1 MiB limit
+            try await channel.writeAndFlush(ByteBuffer(string:
+                "POST /v1/apple/notifications/v2 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    + String(size, radix: 16) + "\r\n" + String(repeating: "x", count: size) + "\r\n"
+            )).get()
+            let first = try await answers.waitForAnswer(after: 0)
+            #expect(first.text.hasPrefix("HTTP/1.1 413"), "\(first.text.prefix(200))")
+            try await channel.writeAndFlush(ByteBuffer(string: "ZZZ\r\n")).get()
+            #expect(try await RawConnection.closes(channel, within: .seconds(10)))
+            let text = answers.text
+            #expect(text.components(separatedBy: "HTTP/1.1 ").count - 1 == 1, "more than one answer: \(text.prefix(600))")
+        }
+    }
+
     private static func expectProblem(_ answer: String, status: Int, code: String, _ what: String) throws {
         let parts = answer.components(separatedBy: "\r\n\r\n")
         let head = parts[0].lowercased()
