@@ -23,7 +23,7 @@ final class UnparsableHeadHandler: ChannelDuplexHandler, RemovableChannelHandler
         /// Reading requests.
         case reading
         /// A head was refused; its answer waits for the responses to the requests before it.
-        case waiting(Problem, HTTPParserError)
+        case waiting(HTTPParserError)
         /// The answer is written: what the client still sends is read and dropped.
         case answered
     }
@@ -55,8 +55,8 @@ final class UnparsableHeadHandler: ChannelDuplexHandler, RemovableChannelHandler
         }
         responsesSent += 1
         context.write(data, promise: promise)
-        if case .waiting(let problem, let error) = state, responsesSent == headsRead {
-            answer(problem, error, context: context)
+        if case .waiting(let error) = state, responsesSent == headsRead {
+            answer(error, context: context)
         }
     }
 
@@ -84,18 +84,19 @@ final class UnparsableHeadHandler: ChannelDuplexHandler, RemovableChannelHandler
             }
             return
         }
-        let problem = Self.problem(for: parserError)
         if responsesSent == headsRead {
-            answer(problem, parserError, context: context)
+            answer(parserError, context: context)
         } else {
-            state = .waiting(problem, parserError)
+            state = .waiting(parserError)
         }
     }
 
-    /// Writes the problem and closes the connection's output; the client's close (or the idle
-    /// timeout) ends it, so bytes it is still sending are read, not answered with a reset.
-    private func answer(_ problem: Problem, _ error: HTTPParserError, context: ChannelHandlerContext) {
+    /// Writes the problem and closes the connection's output, as Hummingbird does after its own parse
+    /// errors; the client's close (or the idle timeout) ends the connection, and bytes it is still
+    /// sending meanwhile are read and dropped.
+    private func answer(_ error: HTTPParserError, context: ChannelHandlerContext) {
         state = .answered
+        let problem = Self.problem(for: error)
         // Every response carries a request id; this request had no readable header to offer one.
         let requestID = String(UInt64.random(in: .min ... .max), radix: 16)
         logger.info(
@@ -109,7 +110,7 @@ final class UnparsableHeadHandler: ChannelDuplexHandler, RemovableChannelHandler
         let head = HTTPResponse(
             status: problem.status,
             headerFields: [
-                .contentType: "application/problem+json", .contentLength: "\(body.readableBytes)", .connection: "close",
+                .contentType: Problem.contentType, .contentLength: "\(body.readableBytes)", .connection: "close",
                 .requestID: requestID,
             ]
         )

@@ -51,7 +51,7 @@ extension Problem: HTTPResponseError {
     public var status: HTTPResponse.Status { HTTPResponse.Status(code: statusCode) }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        var headers: HTTPFields = [.contentType: "application/problem+json"]
+        var headers: HTTPFields = [.contentType: Self.contentType]
         if code == "unauthorized" {
             // RFC 9110: a 401 names the scheme the client should use.
             headers[.wwwAuthenticate] = "Bearer"
@@ -62,6 +62,9 @@ extension Problem: HTTPResponseError {
         }
         return Response(status: status, headers: headers, body: .init(byteBuffer: try encodedBody()))
     }
+
+    /// RFC 9457's media type.
+    static let contentType = "application/problem+json"
 
     /// The `application/problem+json` body, keys sorted.
     func encodedBody() throws -> ByteBuffer {
