@@ -178,7 +178,7 @@ let package = Package(
         .testTarget(
             name: "subledgerTests",
             dependencies: [
-                "subledger", "EventStore",
+                "subledger", "EventStore", "AppStore", "AppStoreTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),

@@ -158,13 +158,14 @@ public final class SubscriptionLedger: Sendable {
     }
 
     /// Verifies a StoreKit 2 transaction a client submitted for `userId`, records it and links the
-    /// chain to the user in one transaction, and returns the user's entitlements.
+    /// chain to the user in one transaction, and returns the user's entitlements and whether the
+    /// transaction was already recorded.
     public func submitTransaction(
         userId: String,
         signedTransaction: String,
         signedRenewalInfo: String?,
         context: IngestContext
-    ) async throws -> UserEntitlements {
+    ) async throws -> SubmissionResult {
         let now = clock.now()
         let verified = try await LedgerMetrics.timed(metrics.transactionVerification) { try await verifier.verifyTransaction(signedTransaction, now: now) }
         guard let transaction = Normalizer.observation(verified.payload, fallback: Timestamp.milliseconds(now)) else {
@@ -197,16 +198,17 @@ public final class SubscriptionLedger: Sendable {
             claims: [LinkClaim(chain: chain, userId: userId, source: "submit", isExplicit: true)]
         )
         try Self.refuseIfKept(result)
-        return try await entitlements(userId: userId, at: clock.now())
+        return SubmissionResult(entitlements: try await entitlements(userId: userId, at: clock.now()), isDuplicate: result.isDuplicate)
     }
 
     /// Validates a legacy receipt through verifyReceipt, records the response for `userId` and links
-    /// every chain in it to the user in one transaction, and returns the user's entitlements.
+    /// every chain in it to the user in one transaction, and returns the user's entitlements and
+    /// whether the answer was a duplicate.
     ///
     /// `bundleId`, when given, picks the app whose shared secret is sent and must be the receipt's.
     /// Without it the validator's default secret is sent. Either way the receipt's app must be
     /// configured and accept the environment verifyReceipt answered from; nothing is recorded otherwise.
-    public func submitReceipt(userId: String, receiptData: String, bundleId requested: String? = nil, context: IngestContext) async throws -> UserEntitlements {
+    public func submitReceipt(userId: String, receiptData: String, bundleId requested: String? = nil, context: IngestContext) async throws -> SubmissionResult {
         guard !receiptData.allSatisfy(\.isWhitespace) else {
             throw LedgerError(.malformedBody, "receipt_data must hold the app's base64 receipt")
         }
@@ -276,7 +278,7 @@ public final class SubscriptionLedger: Sendable {
             }
         )
         try Self.refuseIfKept(result)
-        return try await entitlements(userId: userId, at: clock.now())
+        return SubmissionResult(entitlements: try await entitlements(userId: userId, at: clock.now()), isDuplicate: result.isDuplicate)
     }
 
     /// The dedupe key of a receipt answer whose transactions and renewal info hash to `identity`,

@@ -120,7 +120,7 @@ public struct LedgerRoutes: Sendable {
         let body = Data(buffer: buffer)
         do {
             let result = try await ingest(body, Self.ingestContext(source, context))
-            let outcome = result.isDuplicate ? "duplicate" : "recorded"
+            let outcome = Self.outcome(isDuplicate: result.isDuplicate)
             Self.countIngest(source, result: outcome)
             return IngestBody(result: outcome, event_id: result.eventID, position: result.position)
         } catch {
@@ -138,21 +138,27 @@ public struct LedgerRoutes: Sendable {
     }
 
     /// A client's submission (transaction or receipt): answers the user's view, and counts the
-    /// outcome in `subledger_ingest_total` as webhooks are counted (`ok`, or the problem's code).
+    /// outcome in `subledger_ingest_total` as webhooks are counted (`recorded`, `duplicate`, or the
+    /// problem's code).
     private static func submission(
-        _ source: String, _ submit: (String) async throws -> UserEntitlements
+        _ source: String, _ submit: (String) async throws -> SubmissionResult
     ) async throws -> EntitlementViewBody {
         do {
-            let view = try await submit(source)
-            countIngest(source, result: "ok")
-            return EntitlementViewBody(view)
+            let result = try await submit(source)
+            countIngest(source, result: outcome(isDuplicate: result.isDuplicate))
+            return EntitlementViewBody(result.entitlements)
         } catch {
             countIngest(source, result: Problem(error).code)
             throw error
         }
     }
 
-    /// One ingest outcome per endpoint and result (`recorded`, `duplicate`, `ok` or an error code).
+    /// The result an accepted input is counted and answered with.
+    private static func outcome(isDuplicate: Bool) -> String {
+        isDuplicate ? "duplicate" : "recorded"
+    }
+
+    /// One ingest outcome per endpoint and result (`recorded`, `duplicate` or an error code).
     private static func countIngest(_ source: String, result: String) {
         Counter(label: "subledger_ingest_total", dimensions: [("endpoint", source), ("result", result)]).increment()
     }

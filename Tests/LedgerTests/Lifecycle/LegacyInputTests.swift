@@ -223,12 +223,16 @@ struct LegacyInputTests {
             )
             h.receipts.register(response, for: "base64-receipt")
             h.clock.set(Day.date(10))
-            let view = try await h.ledger.submitReceipt(userId: "u1", receiptData: "base64-receipt", context: .init(source: "test"))
+            let first = try await h.ledger.submitReceipt(userId: "u1", receiptData: "base64-receipt", context: .init(source: "test"))
+            #expect(!first.isDuplicate)
+            let view = first.entitlements
             #expect(view.entitlements.first?.id == "pro")
             #expect(view.entitlements.first?.active == true)
             #expect(view.subscriptions.map(\.originalTransactionId) == ["2000"])
-            // The same response again is a duplicate fact.
-            _ = try await h.ledger.submitReceipt(userId: "u1", receiptData: "base64-receipt", context: .init(source: "test"))
+            // The same response again is a duplicate fact, answered with the same view.
+            let again = try await h.ledger.submitReceipt(userId: "u1", receiptData: "base64-receipt", context: .init(source: "test"))
+            #expect(again.isDuplicate)
+            #expect(again.entitlements.subscriptions.map(\.originalTransactionId) == ["2000"])
             #expect(try await h.store.readStream("user-u1").filter { $0.type == "apple.receipt.validated" }.count == 1)
         }
     }

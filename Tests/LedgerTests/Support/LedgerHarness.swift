@@ -121,7 +121,7 @@ struct LedgerHarness: Sendable {
         return try await ledger.submitTransaction(
             userId: user, signedTransaction: try pki.signTransaction(transaction),
             signedRenewalInfo: try renewal.map(pki.signRenewalInfo), context: IngestContext(source: "test")
-        )
+        ).entitlements
     }
 
     /// Expects `body` to throw a ledger error with `code` and to leave the store as it was.

@@ -1,0 +1,78 @@
+import AppStore
+import AppStoreTesting
+import Foundation
+import Testing
+
+/// `subledger_ingest_total` as an operator reads it from a running `serve`: each webhook and client
+/// submission counted once under its endpoint and result.
+@Suite("subledger serve: ingest outcomes in /metrics")
+struct IngestMetricsTests {
+    @Test func webhooksAndSubmissionsAreCountedAsRecordedDuplicateOrTheirErrorCode() async throws {
+        try await withTemporaryDirectory { directory in
+            let pki = try TestPKI()
+            try pki.rootPEM.write(to: directory.appendingPathComponent("test-root.pem"), atomically: true, encoding: .utf8)
+            // SHA-256 of "secret".
+            let configuration = """
+                apple:
+                  trusted_roots: [test-root.pem]
+                  apps:
+                    - { bundle_id: com.example.app, environments: [Sandbox] }
+                products:
+                  com.example.pro.monthly: { entitlements: [pro] }
+                auth:
+                  keys:
+                    - { name: backend, scopes: [read, ingest], sha256: 2bb80d537b1da3e38bd30361aa855686bde0eacd7162fef6a25fe97bf527a25b }
+
+                """
+            try configuration.write(to: directory.appendingPathComponent("subledger.yaml"), atomically: true, encoding: .utf8)
+            let server = try SubledgerProcess(["serve"], in: directory, environment: ["SUBLEDGER_HTTP_PORT": "0"])
+            let base = "http://127.0.0.1:\(try await server.waitForPort())"
+            let now = AppStoreDate(millisecondsSince1970: Int64(Date().timeIntervalSince1970 * 1000))
+
+            let notification = try TestPKI.notificationBody(signedPayload: pki.signNotification(
+                type: .subscribed, subtype: .initialBuy, bundleId: "com.example.app",
+                transaction: .testSubscription(transactionId: "1000", purchaseDate: now), signedDate: now
+            ))
+            let v2 = base + "/v1/apple/notifications/v2"
+            #expect(try await httpGet(v2, method: .POST, json: notification).body.contains(#""result":"recorded""#))
+            #expect(try await httpGet(v2, method: .POST, json: notification).body.contains(#""result":"duplicate""#))
+            // Signed by a key no trusted root vouches for.
+            let forged = try TestPKI.notificationBody(signedPayload: TestPKI().signNotification(
+                type: .subscribed, bundleId: "com.example.app", signedDate: now
+            ))
+            #expect(try await httpGet(v2, method: .POST, json: forged).status == 400)
+
+            let submission = try JSONSerialization.data(withJSONObject: [
+                "user_id": "u1",
+                "signed_transaction": pki.signTransaction(.testSubscription(transactionId: "2000", purchaseDate: now)),
+            ])
+            let transactions = base + "/v1/apple/transactions"
+            let first = try await httpGet(transactions, bearer: "secret", method: .POST, json: submission)
+            #expect(first.status == 200)
+            #expect(first.body.contains(#""original_transaction_id":"2000""#))
+            // A resend is still answered with the view, and counted as the duplicate it is.
+            let resent = try await httpGet(transactions, bearer: "secret", method: .POST, json: submission)
+            #expect(resent.status == 200)
+            #expect(resent.body == first.body.replacingOccurrences(of: Self.evaluatedAt(first.body), with: Self.evaluatedAt(resent.body)))
+
+            let metrics = try await httpGet(base + "/metrics").body
+            for (endpoint, result) in [
+                ("POST /v1/apple/notifications/v2", "recorded"), ("POST /v1/apple/notifications/v2", "duplicate"),
+                ("POST /v1/apple/notifications/v2", "untrusted_chain"),
+                ("POST /v1/apple/transactions", "recorded"), ("POST /v1/apple/transactions", "duplicate"),
+            ] {
+                #expect(metrics.contains(#"subledger_ingest_total{endpoint="\#(endpoint)",result="\#(result)"} 1"#), "\(endpoint) \(result)")
+            }
+            #expect(!metrics.contains(#"result="ok""#))
+
+            server.signal(SIGTERM)
+            #expect(try await server.waitForExit() == 0)
+        }
+    }
+
+    /// The view's `evaluated_at` value, the one part of two answers for the same state that differs.
+    private static func evaluatedAt(_ body: String) -> String {
+        guard let range = body.range(of: #""evaluated_at":"[^"]*""#, options: .regularExpression) else { return "" }
+        return String(body[range])
+    }
+}
