@@ -34,28 +34,28 @@ struct IngestMetricsTests {
                 transaction: .testSubscription(transactionId: "1000", purchaseDate: now), signedDate: now
             ))
             let v2 = base + "/v1/apple/notifications/v2"
-            #expect(try await httpGet(v2, method: .POST, json: notification).body.contains(#""result":"recorded""#))
-            #expect(try await httpGet(v2, method: .POST, json: notification).body.contains(#""result":"duplicate""#))
+            #expect(try await httpRequest(v2, method: .POST, json: notification).body.contains(#""result":"recorded""#))
+            #expect(try await httpRequest(v2, method: .POST, json: notification).body.contains(#""result":"duplicate""#))
             // Signed by a key no trusted root vouches for.
             let forged = try TestPKI.notificationBody(signedPayload: TestPKI().signNotification(
                 type: .subscribed, bundleId: "com.example.app", signedDate: now
             ))
-            #expect(try await httpGet(v2, method: .POST, json: forged).status == 400)
+            #expect(try await httpRequest(v2, method: .POST, json: forged).status == 400)
 
             let submission = try JSONSerialization.data(withJSONObject: [
                 "user_id": "u1",
                 "signed_transaction": pki.signTransaction(.testSubscription(transactionId: "2000", purchaseDate: now)),
             ])
             let transactions = base + "/v1/apple/transactions"
-            let first = try await httpGet(transactions, bearer: "secret", method: .POST, json: submission)
+            let first = try await httpRequest(transactions, bearer: "secret", method: .POST, json: submission)
             #expect(first.status == 200)
             #expect(first.body.contains(#""original_transaction_id":"2000""#))
             // A resend is still answered with the view, and counted as the duplicate it is.
-            let resent = try await httpGet(transactions, bearer: "secret", method: .POST, json: submission)
+            let resent = try await httpRequest(transactions, bearer: "secret", method: .POST, json: submission)
             #expect(resent.status == 200)
             #expect(resent.body == first.body.replacingOccurrences(of: Self.evaluatedAt(first.body), with: Self.evaluatedAt(resent.body)))
 
-            let metrics = try await httpGet(base + "/metrics").body
+            let metrics = try await httpRequest(base + "/metrics").body
             for (endpoint, result) in [
                 ("POST /v1/apple/notifications/v2", "recorded"), ("POST /v1/apple/notifications/v2", "duplicate"),
                 ("POST /v1/apple/notifications/v2", "untrusted_chain"),

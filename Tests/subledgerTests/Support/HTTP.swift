@@ -5,7 +5,7 @@ import NIOHTTP1
 
 /// A plain request (GET unless told) over loopback with the shared client, with `Authorization: Bearer`
 /// when given a secret, and a JSON body when given one.
-func httpGet(
+func httpRequest(
     _ url: String, bearer: String? = nil, method: HTTPMethod = .GET, json body: Data? = nil
 ) async throws -> (status: Int, body: String, contentType: String?) {
     var request = HTTPClientRequest(url: url)
