@@ -22,7 +22,7 @@ public struct EventCursor: Sendable, Hashable, Comparable, Codable, LosslessStri
     /// part is ASCII digits only: a sign (`+1-2`) is not a form this type writes, so it is refused.
     public init?(_ description: String) {
         let parts = description.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.allSatisfy(Self.isDigits) else { return nil }
+        guard parts.allSatisfy(\.isASCIIDigits) else { return nil }
         switch parts.count {
         case 1:
             guard let position = Int64(parts[0]) else { return nil }
@@ -38,11 +38,6 @@ public struct EventCursor: Sendable, Hashable, Comparable, Codable, LosslessStri
     }
 
     public var description: String { "\(transaction)-\(position)" }
-
-    /// True for a non-empty run of ASCII digits.
-    static func isDigits(_ text: Substring) -> Bool {
-        !text.isEmpty && text.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
-    }
 
     public static func < (lhs: EventCursor, rhs: EventCursor) -> Bool {
         (lhs.transaction, lhs.position) < (rhs.transaction, rhs.position)

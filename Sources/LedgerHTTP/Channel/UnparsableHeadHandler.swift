@@ -1,4 +1,5 @@
 import HTTPTypes
+import Hummingbird
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -97,8 +98,9 @@ final class UnparsableHeadHandler: ChannelDuplexHandler, RemovableChannelHandler
     private func answer(_ error: HTTPParserError, context: ChannelHandlerContext) {
         state = .answered
         let problem = Self.problem(for: error)
-        // Every response carries a request id; this request had no readable header to offer one.
-        let requestID = String(UInt64.random(in: .min ... .max), radix: 16)
+        // Every response carries a request id, made as `RequestIDMiddleware` makes one for a request
+        // that offers none; this one had no readable header to offer it.
+        let requestID = RequestID().description
         logger.info(
             "refused a request head the HTTP parser could not read",
             metadata: [

@@ -227,11 +227,8 @@ public struct LedgerRoutes: Sendable {
 
     static func limit(_ request: Request) throws -> Int {
         guard let text = request.uri.queryParameters["limit"] else { return 100 }
-        // Digits only, as the spec says: `Int` alone would also take `+5`, and leading zeros are
-        // not a form any client needs.
-        guard text.count <= 4, text.first != "0", text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-              let limit = Int(text), (1...1000).contains(limit)
-        else {
+        // Digits only, as the spec says, and no leading zeros: not a form any client needs.
+        guard text.isASCIIDigits, text.first != "0", let limit = Int(text), (1...1000).contains(limit) else {
             throw Problem(status: .badRequest, code: "invalid_query", title: "Invalid query", detail: "limit must be a number from 1 to 1000")
         }
         return limit

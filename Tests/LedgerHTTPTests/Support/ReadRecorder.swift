@@ -13,7 +13,7 @@ final class ReadRecorder: ChannelInboundHandler, Sendable {
     var text: String { chunks.withLock { $0.joined() } }
 
     /// How many `200` status lines the connection has read.
-    var okAnswers: Int { chunks.withLock { $0.joined().components(separatedBy: "HTTP/1.1 200").count - 1 } }
+    var okAnswers: Int { text.components(separatedBy: "HTTP/1.1 200").count - 1 }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let text = String(buffer: unwrapInboundIn(data))
