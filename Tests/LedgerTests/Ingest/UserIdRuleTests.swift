@@ -1,0 +1,23 @@
+import Ledger
+import Testing
+
+/// The user id rule (1 to 256 characters, no control characters) gives the same answer on its ASCII
+/// fast path as on the Unicode one.
+@Suite("User id rule")
+struct UserIdRuleTests {
+    @Test(arguments: [
+        "u1", "alice@example.com", String(repeating: "x", count: 256), " ", "~",
+        "é", String(repeating: "é", count: 256), "e\u{301}", String(repeating: "e\u{301}", count: 256), "ユーザー", "👩‍👩‍👧",
+    ])
+    func accepted(_ id: String) {
+        #expect(SubscriptionLedger.isUserId(id))
+    }
+
+    @Test(arguments: [
+        "", String(repeating: "x", count: 257), "a\u{0}b", "a\u{1}b", "tab\there", "line\n", "del\u{7F}",
+        String(repeating: "é", count: 257), "é\u{1}", "é\u{7F}", "next\u{85}line", "c1\u{9F}",
+    ])
+    func refused(_ id: String) {
+        #expect(!SubscriptionLedger.isUserId(id))
+    }
+}
