@@ -184,6 +184,17 @@ struct APIEndToEndTests {
             #expect(missing.status == .unauthorized)
             #expect(try h.object(missing)["code"] as? String == "unauthorized")
             #expect(try await h.request(.get, "/v1/users/u1/entitlements", key: "sl_wrong").status == .unauthorized)
+            // The scheme in any case, one space, then the secret; any other form is refused.
+            for scheme in ["bearer", "BEARER", "BeArEr"] {
+                let answer = try await h.request(.get, "/v1/users/u1/entitlements", headers: [.authorization: "\(scheme) \(H.readKey)"])
+                #expect(answer.status == .ok, "\(scheme)")
+            }
+            for header in ["Basic \(H.readKey)", "Bearer", "Bearer ", "Bearerx \(H.readKey)", "Bearer\t\(H.readKey)", H.readKey,
+                           "Bearer  \(H.readKey)", "Bearer \(H.readKey)x", "Bearer \(H.readKey.dropLast())"] {
+                let answer = try await h.request(.get, "/v1/users/u1/entitlements", headers: [.authorization: header])
+                #expect(answer.status == .unauthorized, "\(header)")
+                #expect(try h.object(answer)["code"] as? String == "unauthorized")
+            }
             let forbidden = try await h.request(.post, "/v1/apple/transactions", key: H.readKey, json: #"{"user_id":"u1","signed_transaction":"x"}"#)
             #expect(forbidden.status == .forbidden)
             #expect(try h.object(forbidden)["code"] as? String == "forbidden")
