@@ -69,4 +69,35 @@ struct SlowClientTests {
             try? await channel.close()
         }
     }
+
+    /// Whole requests first, then a trickled one: its clock starts at the last answer, however long
+    /// the connection has been open, and the server checks it again when an earlier deadline passes.
+    @Test func aTrickleAfterWholeRequestsIsDisconnectedTheRequestTimeoutAfterTheLastAnswer() async throws {
+        try await RawConnection.withServer(idleTimeout: .seconds(30), requestTimeout: .seconds(2)) { channel, _, eventCount in
+            let answers = ReadRecorder()
+            try await channel.pipeline.addHandler(answers).get()
+            // Three requests 800 ms apart: the last is answered about 1.6 s in, so the connection's
+            // first deadline (2 s in) passes while the trickle's clock has run only about 0.4 s.
+            for index in 0..<3 {
+                if index > 0 { try await Task.sleep(for: .milliseconds(800)) }
+                try await channel.writeAndFlush(ByteBuffer(string: "GET /health HTTP/1.1\r\nHost: x\r\n\r\n")).get()
+            }
+            let lastSent = ContinuousClock.now
+            let closed = try await withThrowingTaskGroup(of: Void.self, returning: Bool.self) { group in
+                group.addTask {
+                    for byte in Self.partialHead.utf8 {
+                        try await Task.sleep(for: .milliseconds(300))
+                        try await channel.writeAndFlush(ByteBuffer(bytes: [byte])).get()
+                    }
+                }
+                defer { group.cancelAll() }
+                return try await RawConnection.closes(channel, within: .seconds(15))
+            }
+            #expect(closed, "the server kept a trickling connection open for 15 s")
+            let took = ContinuousClock.now - lastSent
+            #expect(took >= .milliseconds(1900) && took < .seconds(10), "closed \(took) after the last whole request")
+            #expect(answers.okAnswers == 3)
+            #expect(try await eventCount() == 0)
+        }
+    }
 }
