@@ -31,6 +31,11 @@ public struct LineLogHandler: LogHandler {
 
     public func log(event: LogEvent) {
         var merged = metadata
+        // Hummingbird tags each request's logger `hb.request.id`. A line names one id, `request_id`:
+        // that one, unless the client's own was set under that name (`RequestIDMiddleware`).
+        if let generated = merged.removeValue(forKey: "hb.request.id"), merged["request_id"] == nil {
+            merged["request_id"] = generated
+        }
         if let provided = metadataProvider?.get(), !provided.isEmpty {
             merged.merge(provided, uniquingKeysWith: { _, provided in provided })
         }

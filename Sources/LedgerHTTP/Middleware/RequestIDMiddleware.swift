@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 
 /// Gives each request an id (the client's `X-Request-ID` if ``isSane(_:)``, else a new one), puts it
-/// on every log line of the request and echoes it in the response.
+/// on every log line of the request (as `request_id`) and echoes it in the response.
 ///
 /// A new id is Hummingbird's per-request id (a random per-process prefix and a counter): a fresh UUID
 /// read `/dev/urandom` on every request, a measurable share of a request's CPU.
@@ -15,9 +15,14 @@ public struct RequestIDMiddleware: RouterMiddleware {
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
-        let offered = request.headers[.requestID].flatMap { Self.isSane($0) ? $0 : nil }
-        context.requestID = offered ?? context.id
-        context.logger[metadataKey: "request_id"] = .string(context.requestID)
+        if let offered = request.headers[.requestID], Self.isSane(offered) {
+            context.requestID = offered
+            context.logger[metadataKey: "request_id"] = .string(offered)
+        } else {
+            // Already on the logger as `hb.request.id`, which `LineLogHandler` writes as `request_id`:
+            // setting it again copied the logger on every request.
+            context.requestID = context.id
+        }
         var response = try await next(request, context)
         response.headers[.requestID] = context.requestID
         return response

@@ -49,6 +49,8 @@ struct RequestLogTests {
             #expect(failures.count == 2)
             #expect(failures.contains { $0.contains("request_id=trace-42") && $0.contains("code=unauthorized") && $0.contains(" info test :") })
             #expect(failures.contains { $0.contains("request_id=\(id) ") })
+            // One id a line, under one name.
+            #expect(failures.allSatisfy { !$0.contains("hb.request.id") })
         }
     }
 
