@@ -1,5 +1,6 @@
 import EventStore
 import Hummingbird
+import HummingbirdCore
 import Ledger
 import Logging
 import NIOCore
@@ -64,13 +65,15 @@ public enum LedgerApplication {
     ) -> Application<RouterResponder<LedgerRequestContext>> {
         Application(
             router: router(store: store, ledger: ledger, keys: keys, clock: clock, metrics: metrics),
-            server: .http1(configuration: .init(
-                additionalChannelHandlers: [
-                    UnparsableHeadHandler(logger: logger),
-                    RequestDeadlineHandler(timeout: Self.timeAmount(settings.requestTimeout), logger: logger),
-                ],
-                idleTimeout: Self.timeAmount(settings.idleTimeout)
-            )),
+            server: HTTPServerBuilder { responder in
+                LedgerHTTP1Channel(http1: HTTP1Channel(responder: responder, configuration: .init(
+                    additionalChannelHandlers: [
+                        UnparsableHeadHandler(logger: logger),
+                        RequestDeadlineHandler(timeout: Self.timeAmount(settings.requestTimeout), logger: logger),
+                    ],
+                    idleTimeout: Self.timeAmount(settings.idleTimeout)
+                )))
+            },
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "subledger"),
             onServerRunning: { channel in
                 await onServerRunning?(channel.localAddress?.port ?? settings.port)

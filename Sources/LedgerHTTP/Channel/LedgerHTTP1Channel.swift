@@ -1,0 +1,24 @@
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTPTypesHTTP1
+
+/// Hummingbird's HTTP/1.1 child channel with ``ConnectionCloseMarker`` ahead of its conversion to
+/// HTTP types, which drops the request's HTTP version.
+struct LedgerHTTP1Channel: ServerChildChannel {
+    typealias Value = HTTP1Channel.Value
+
+    let http1: HTTP1Channel
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        http1.setup(channel: channel, logger: logger).flatMapThrowing { value in
+            let pipeline = channel.pipeline.syncOperations
+            try pipeline.addHandler(ConnectionCloseMarker(), position: .before(try pipeline.handler(type: HTTP1ToHTTPServerCodec.self)))
+            return value
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await http1.handle(value: value, logger: logger)
+    }
+}
