@@ -34,18 +34,8 @@ struct SlowClientTests {
             let request = Array((Self.partialHead + String(repeating: "x", count: 92)).utf8)
             // The request timeout counts from when the server accepted the connection, so measure from
             // just before connecting: a loaded machine may pause this task after the connect.
-            let closed = try await withThrowingTaskGroup(of: Void.self, returning: Bool.self) { group in
-                group.addTask {
-                    if sentAtOnce > 0 { try await channel.writeAndFlush(ByteBuffer(bytes: request[..<sentAtOnce])).get() }
-                    for byte in request[sentAtOnce...] {
-                        try await Task.sleep(for: .milliseconds(300))
-                        try await channel.writeAndFlush(ByteBuffer(bytes: [byte])).get()
-                    }
-                }
-                // The writer's error once the server closes the connection is expected and discarded.
-                defer { group.cancelAll() }
-                return try await RawConnection.closes(channel, within: .seconds(15))
-            }
+            if sentAtOnce > 0 { try await channel.writeAndFlush(ByteBuffer(bytes: request[..<sentAtOnce])).get() }
+            let closed = try await Self.closesWhileTrickling(request[sentAtOnce...], on: channel)
             #expect(closed, "the server kept a connection trickling \(trickling) open for 15 s")
             let took = ContinuousClock.now - connecting
             #expect(took >= .milliseconds(1900) && took < .seconds(10), "closed after \(took)")
@@ -83,21 +73,27 @@ struct SlowClientTests {
                 try await channel.writeAndFlush(ByteBuffer(string: "GET /health HTTP/1.1\r\nHost: x\r\n\r\n")).get()
             }
             let lastSent = ContinuousClock.now
-            let closed = try await withThrowingTaskGroup(of: Void.self, returning: Bool.self) { group in
-                group.addTask {
-                    for byte in Self.partialHead.utf8 {
-                        try await Task.sleep(for: .milliseconds(300))
-                        try await channel.writeAndFlush(ByteBuffer(bytes: [byte])).get()
-                    }
-                }
-                defer { group.cancelAll() }
-                return try await RawConnection.closes(channel, within: .seconds(15))
-            }
+            let closed = try await Self.closesWhileTrickling(Array(Self.partialHead.utf8)[...], on: channel)
             #expect(closed, "the server kept a trickling connection open for 15 s")
             let took = ContinuousClock.now - lastSent
             #expect(took >= .milliseconds(1900) && took < .seconds(10), "closed \(took) after the last whole request")
             #expect(answers.okAnswers == 3)
             #expect(try await eventCount() == 0)
+        }
+    }
+
+    /// Sends `bytes` one every 300 ms, and says whether the server closes the connection within 15 s.
+    private static func closesWhileTrickling(_ bytes: ArraySlice<UInt8>, on channel: any Channel) async throws -> Bool {
+        try await withThrowingTaskGroup(of: Void.self, returning: Bool.self) { group in
+            group.addTask {
+                for byte in bytes {
+                    try await Task.sleep(for: .milliseconds(300))
+                    try await channel.writeAndFlush(ByteBuffer(bytes: [byte])).get()
+                }
+            }
+            // The writer's error once the server closes the connection is expected and discarded.
+            defer { group.cancelAll() }
+            return try await RawConnection.closes(channel, within: .seconds(15))
         }
     }
 }
