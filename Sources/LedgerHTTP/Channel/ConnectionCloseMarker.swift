@@ -5,8 +5,8 @@ import NIOHTTP1
 /// the one form Hummingbird looks for, before the head loses its HTTP version.
 ///
 /// An HTTP/1.0 request without `Connection: keep-alive` asks for that by its version alone, and a
-/// `Connection` list may name `close` among other tokens. Unmarked, such a connection stayed open
-/// after its answer until the idle timeout closed it.
+/// `Connection` header may say `Close` or name it among other tokens. Unmarked, such a connection
+/// stayed open after its answer until the idle timeout closed it.
 final class ConnectionCloseMarker: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart

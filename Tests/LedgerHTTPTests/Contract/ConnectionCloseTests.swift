@@ -8,6 +8,7 @@ struct ConnectionCloseTests {
         ("HTTP/1.0 without keep-alive", "GET /health HTTP/1.0\r\n\r\n"),
         ("HTTP/1.0 saying close", "GET /health HTTP/1.0\r\nConnection: close\r\n\r\n"),
         ("HTTP/1.1 listing close among other tokens", "GET /health HTTP/1.1\r\nHost: x\r\nConnection: x-custom, close\r\n\r\n"),
+        ("HTTP/1.1 saying Close in capitals", "GET /health HTTP/1.1\r\nHost: x\r\nConnection: Close\r\n\r\n"),
     ])
     func aRequestAskingToCloseIsAnsweredThenClosed(asking: String, request: String) async throws {
         // The idle timeout is far off, so a close within seconds is the request's own.
