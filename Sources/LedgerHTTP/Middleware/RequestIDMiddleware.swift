@@ -3,7 +3,8 @@ import HTTPTypes
 import Hummingbird
 
 /// Gives each request an id (the client's `X-Request-ID` if ``isSane(_:)``, else a new one), puts it
-/// on every log line of the request (as `request_id`) and echoes it in the response.
+/// on every log line of the request and echoes it in the response. `LineLogHandler` writes it as
+/// `request_id`; another log handler gets a generated id under Hummingbird's `hb.request.id`.
 ///
 /// A new id is Hummingbird's per-request id (a random per-process prefix and a counter): a fresh UUID
 /// read `/dev/urandom` on every request, a measurable share of a request's CPU.
