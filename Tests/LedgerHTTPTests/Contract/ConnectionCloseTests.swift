@@ -15,10 +15,8 @@ struct ConnectionCloseTests {
         try await RawConnection.withServer(idleTimeout: .seconds(30), requestTimeout: .seconds(60)) { channel, _, _ in
             let answers = ReadRecorder()
             try await channel.pipeline.addHandler(answers).get()
-            let sent = ContinuousClock.now
             try await channel.writeAndFlush(ByteBuffer(string: request)).get()
             #expect(try await RawConnection.closes(channel, within: .seconds(10)), "\(asking): the connection stayed open")
-            #expect(ContinuousClock.now - sent < .seconds(10))
             #expect(answers.text.hasPrefix("HTTP/1.1 200"), "\(asking): \(answers.text)")
         }
     }

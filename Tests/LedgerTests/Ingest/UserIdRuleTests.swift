@@ -1,8 +1,8 @@
 import Ledger
 import Testing
 
-/// The user id rule (1 to 256 characters, no control characters) gives the same answer on its ASCII
-/// fast path as on the Unicode one.
+/// The user id rule (1 to 256 characters, no control characters) holds on its ASCII fast path and on
+/// the Unicode one: each list has ids of both kinds at and past every limit.
 @Suite("User id rule")
 struct UserIdRuleTests {
     @Test(arguments: [

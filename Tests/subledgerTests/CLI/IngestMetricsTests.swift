@@ -11,7 +11,6 @@ struct IngestMetricsTests {
         try await withTemporaryDirectory { directory in
             let pki = try TestPKI()
             try pki.rootPEM.write(to: directory.appendingPathComponent("test-root.pem"), atomically: true, encoding: .utf8)
-            // SHA-256 of "secret".
             let configuration = """
                 apple:
                   trusted_roots: [test-root.pem]
@@ -21,7 +20,7 @@ struct IngestMetricsTests {
                   com.example.pro.monthly: { entitlements: [pro] }
                 auth:
                   keys:
-                    - { name: backend, scopes: [read, ingest], sha256: 2bb80d537b1da3e38bd30361aa855686bde0eacd7162fef6a25fe97bf527a25b }
+                    - { name: backend, scopes: [read, ingest], sha256: \(TestAPIKey.sha256) }
 
                 """
             try configuration.write(to: directory.appendingPathComponent("subledger.yaml"), atomically: true, encoding: .utf8)
@@ -47,11 +46,11 @@ struct IngestMetricsTests {
                 "signed_transaction": pki.signTransaction(.testSubscription(transactionId: "2000", purchaseDate: now)),
             ])
             let transactions = base + "/v1/apple/transactions"
-            let first = try await httpRequest(transactions, bearer: "secret", method: .POST, json: submission)
+            let first = try await httpRequest(transactions, bearer: TestAPIKey.secret, method: .POST, json: submission)
             #expect(first.status == 200)
             #expect(first.body.contains(#""original_transaction_id":"2000""#))
             // A resend is still answered with the view, and counted as the duplicate it is.
-            let resent = try await httpRequest(transactions, bearer: "secret", method: .POST, json: submission)
+            let resent = try await httpRequest(transactions, bearer: TestAPIKey.secret, method: .POST, json: submission)
             #expect(resent.status == 200)
             #expect(resent.body == first.body.replacingOccurrences(of: Self.evaluatedAt(first.body), with: Self.evaluatedAt(resent.body)))
 

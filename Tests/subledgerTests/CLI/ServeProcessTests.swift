@@ -8,8 +8,8 @@ import Testing
 struct ServeProcessTests {
     @Test func serveOnAFreshDirectoryAnswersHealthCreatesTheSQLiteFileAndStopsOnSIGTERM() async throws {
         try await withTemporaryDirectory { directory in
-            // SHA-256 of "secret": one key, so a read is authorised and reaches the ledger.
-            let keys = "auth:\n  keys:\n    - { name: reader, scopes: [read], sha256: 2bb80d537b1da3e38bd30361aa855686bde0eacd7162fef6a25fe97bf527a25b }\n"
+            // One key, so a read is authorised and reaches the ledger.
+            let keys = "auth:\n  keys:\n    - { name: reader, scopes: [read], sha256: \(TestAPIKey.sha256) }\n"
             try keys.write(to: directory.appendingPathComponent("subledger.yaml"), atomically: true, encoding: .utf8)
             let server = try SubledgerProcess(["serve"], in: directory, environment: ["SUBLEDGER_HTTP_PORT": "0"])
             let port = try await server.waitForPort()
@@ -23,10 +23,10 @@ struct ServeProcessTests {
             let unauthorized = try await httpRequest("http://127.0.0.1:\(port)/v1/users/u1/entitlements")
             #expect(unauthorized.status == 401)
             #expect(unauthorized.contentType == "application/problem+json")
-            let read = try await httpRequest("http://127.0.0.1:\(port)/v1/users/u1/entitlements", bearer: "secret")
+            let read = try await httpRequest("http://127.0.0.1:\(port)/v1/users/u1/entitlements", bearer: TestAPIKey.secret)
             #expect(read.status == 200)
-            #expect(try await httpRequest("http://127.0.0.1:\(port)/v1/users/u1/events", bearer: "secret").status == 200)
-            #expect(try await httpRequest("http://127.0.0.1:\(port)/v1/events", bearer: "secret").status == 200)
+            #expect(try await httpRequest("http://127.0.0.1:\(port)/v1/users/u1/events", bearer: TestAPIKey.secret).status == 200)
+            #expect(try await httpRequest("http://127.0.0.1:\(port)/v1/events", bearer: TestAPIKey.secret).status == 200)
             // A served path under another method is counted under its route, not an unknown one.
             #expect(try await httpRequest("http://127.0.0.1:\(port)/v1/users/u1/entitlements", method: .POST).status == 405)
             let metrics = try await httpRequest("http://127.0.0.1:\(port)/metrics")
