@@ -11,17 +11,20 @@ public struct LineLogHandler: LogHandler {
     /// Where finished lines go.
     public typealias Sink = @Sendable (String) -> Void
 
-    public var logLevel: Logger.Level = .info
     public var metadata: Logger.Metadata = [:]
-    public var metadataProvider: Logger.MetadataProvider?
-    private let label: String
-    private let sink: Sink
+    /// The parts no request changes, in one reference: the handler then fits in a `Logger`'s inline
+    /// storage, so copying a logger and setting a request's metadata on it allocate no box.
+    private var output: Output
+    public var logLevel: Logger.Level = .info
+
+    public var metadataProvider: Logger.MetadataProvider? {
+        get { output.metadataProvider }
+        set { output = Output(label: output.label, metadataProvider: newValue, sink: output.sink) }
+    }
 
     /// A handler for `label` writing to `sink` (standard error unless given).
     public init(label: String, metadataProvider: Logger.MetadataProvider? = nil, sink: @escaping Sink = LineLogHandler.standardError) {
-        self.label = label
-        self.metadataProvider = metadataProvider
-        self.sink = sink
+        self.output = Output(label: label, metadataProvider: metadataProvider, sink: sink)
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -36,13 +39,13 @@ public struct LineLogHandler: LogHandler {
         if let generated = merged.removeValue(forKey: "hb.request.id"), merged["request_id"] == nil {
             merged["request_id"] = generated
         }
-        if let provided = metadataProvider?.get(), !provided.isEmpty {
+        if let provided = output.metadataProvider?.get(), !provided.isEmpty {
             merged.merge(provided, uniquingKeysWith: { _, provided in provided })
         }
         if let extra = event.metadata, !extra.isEmpty {
             merged.merge(extra, uniquingKeysWith: { _, extra in extra })
         }
-        sink(Self.line(date: Date(), level: event.level, label: label, metadata: merged, source: event.source, message: "\(event.message)"))
+        output.sink(Self.line(date: Date(), level: event.level, label: output.label, metadata: merged, source: event.source, message: "\(event.message)"))
     }
 
     /// One line: time (UTC, milliseconds), level, label, the metadata sorted by key, the source module and the message.

@@ -143,4 +143,19 @@ struct RequestLogTests {
         #expect(written.count == 1)
         #expect(written.first?.hasSuffix(" warning l : call=c own=overridden provided=p [LedgerHTTPTests] written\n") == true)
     }
+
+    /// A `Logger` keeps a handler of up to three words inline; a larger one is boxed, and every
+    /// request's copy that sets its id then allocated and copied a box.
+    @Test func theHandlerFitsInALoggersInlineStorage() {
+        #expect(MemoryLayout<LineLogHandler>.size <= 3 * MemoryLayout<Int>.size)
+    }
+
+    @Test func aProviderSetLaterIsUsedAndTheSinkKept() {
+        let lines = Mutex<[String]>([])
+        var handler = LineLogHandler(label: "l", sink: { line in lines.withLock { $0.append(line) } })
+        handler.metadataProvider = Logger.MetadataProvider { ["provided": "p"] }
+        let logger = Logger(label: "l", factory: { _ in handler })
+        logger.info("written")
+        #expect(lines.withLock { $0 }.first?.hasSuffix(" info l : provided=p [LedgerHTTPTests] written\n") == true)
+    }
 }
