@@ -10,24 +10,23 @@ extension SubscriptionLedger {
     /// The user's read model, or an empty one for a user the ledger has never seen.
     private func userDocument(_ userId: String) async throws -> UserDocument {
         try await store.document(model: ReadModel.userEntitlements, key: userId)
-            .map { try UserDocument.decode(from: $0, decoder: JSONDecoder()) }
+            .map { try UserDocument.decode(from: $0) }
             ?? UserDocument(state: UserState(userId: userId), position: 0)
     }
 
     /// One read of the user's document and its chains' documents (one query on PostgreSQL).
     private func readEntitlements(userId: String, at: Date) async throws -> UserEntitlements {
-        let decoder = JSONDecoder()
         guard let read = try await store.document(
             model: ReadModel.userEntitlements, key: userId,
             relatedModel: ReadModel.subscriptionState, keysAt: ["state", "chains"]
         ) else {
             return evaluator.evaluate(user: UserState(userId: userId), chains: [], at: at, position: 0)
         }
-        let user = try UserDocument.decode(from: read.data, decoder: decoder)
+        let user = try UserDocument.decode(from: read.data)
         var chains: [ChainState] = []
         var position = user.position
         for related in read.related {
-            let document = try ChainDocument.decode(from: related.data, decoder: decoder)
+            let document = try ChainDocument.decode(from: related.data)
             chains.append(document.state)
             position = max(position, document.position)
         }
@@ -70,7 +69,7 @@ extension SubscriptionLedger {
             // The streams besides the chain's own that hold facts about it, as the live document
             // knows them now (a superset of what was known at `asOf`; the cutoff below applies).
             if let data = try await store.document(model: ReadModel.subscriptionState, key: chain) {
-                others.formUnion(try ChainDocument.decode(from: data, decoder: JSONDecoder()).state.otherStreams)
+                others.formUnion(try ChainDocument.decode(from: data).state.otherStreams)
             }
         }
         others.subtract(chainStreams + [LedgerEventType.userStream(userId)])
@@ -98,7 +97,7 @@ extension SubscriptionLedger {
     public func chain(originalTransactionId: String, at: Date) async throws -> ChainEvaluation? {
         try await LedgerMetrics.timed(metrics.readChain) {
             guard let data = try await store.document(model: ReadModel.subscriptionState, key: originalTransactionId) else { return nil }
-            let document = try ChainDocument.decode(from: data, decoder: JSONDecoder())
+            let document = try ChainDocument.decode(from: data)
             return ChainEvaluator(catalog: configuration.catalog).evaluate(document.state, at: at)
         }
     }

@@ -104,7 +104,7 @@ final class TransactionDocuments: LedgerDocuments {
     /// before the chain kept its token set still has its winning observations' tokens.
     func appAccountTokens(onChain id: String) async throws -> Set<String> {
         guard let data = try await lockAndRead(DocumentKey(model: ReadModel.subscriptionState, key: id)) else { return [] }
-        let document = try ChainDocument.decode(from: data, decoder: JSONDecoder())
+        let document = try ChainDocument.decode(from: data)
         return Set(document.state.appAccountTokens).union(document.state.transactions.values.compactMap(\.value.appAccountToken))
     }
 
@@ -143,7 +143,7 @@ final class TransactionDocuments: LedgerDocuments {
         _ change: (inout Document) -> Void,
         encode: (Document) throws -> Data
     ) async throws {
-        var document = try await lockAndRead(key).map { try Document.decode(from: $0, decoder: JSONDecoder()) } ?? empty()
+        var document = try await lockAndRead(key).map { try Document.decode(from: $0) } ?? empty()
         change(&document)
         write(try encode(document), key)
     }

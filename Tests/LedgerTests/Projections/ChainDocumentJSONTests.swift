@@ -21,7 +21,7 @@ struct ChainDocumentJSONTests {
         let scanned = ChainDocument.scanned(from: written)
         let keysNeedEscapes = document.state.transactions.keys.contains { $0.contains("/") }
         #expect(scanned == (keysNeedEscapes ? nil : document))
-        #expect(try ChainDocument.decode(from: expected, decoder: JSONDecoder()) == document)
+        #expect(try ChainDocument.decode(from: expected) == document)
     }
 
     /// Text outside the scanner's shape goes to JSONDecoder, which accepts or rejects it as before.
@@ -37,7 +37,7 @@ struct ChainDocumentJSONTests {
     ])
     func unexpectedShapesFallBackToJSONDecoder(text: String) {
         let data = Data(text.utf8)
-        let viaDecode = try? ChainDocument.decode(from: data, decoder: JSONDecoder())
+        let viaDecode = try? ChainDocument.decode(from: data)
         let viaFoundation = try? JSONDecoder().decode(ChainDocument.self, from: data)
         #expect(viaDecode == viaFoundation)
     }

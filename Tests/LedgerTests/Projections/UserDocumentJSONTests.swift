@@ -26,7 +26,7 @@ struct UserDocumentJSONTests {
         let expected = try Self.encoder.encode(document)
         let written = try document.encodedJSON(fallback: Self.encoder)
         #expect(String(decoding: written, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
-        #expect(try UserDocument.decode(from: written, decoder: JSONDecoder()) == document)
+        #expect(try UserDocument.decode(from: written) == document)
         // The scanner reads keys in place, so a key with an escape sends the text to JSONDecoder.
         let keysNeedEscapes = state.chains.keys.contains { $0.contains("\"") }
         #expect(UserDocument.scanned(from: written) == (keysNeedEscapes ? nil : document))
@@ -41,7 +41,7 @@ struct UserDocumentJSONTests {
         let written = try document.encodedJSON(fallback: Self.encoder)
         #expect(written == (try Self.encoder.encode(document)))
         #expect(UserDocument.scanned(from: written) == nil)
-        #expect(try UserDocument.decode(from: written, decoder: JSONDecoder()) == document)
+        #expect(try UserDocument.decode(from: written) == document)
     }
 
     /// Text outside the scanner's shape goes to JSONDecoder, which accepts or rejects it as before.
@@ -55,7 +55,7 @@ struct UserDocumentJSONTests {
     ])
     func unexpectedShapesFallBackToJSONDecoder(text: String) {
         let data = Data(text.utf8)
-        let viaDecode = try? UserDocument.decode(from: data, decoder: JSONDecoder())
+        let viaDecode = try? UserDocument.decode(from: data)
         let viaFoundation = try? JSONDecoder().decode(UserDocument.self, from: data)
         #expect(viaDecode == viaFoundation)
     }

@@ -72,9 +72,9 @@ struct ReplayTests {
             h.clock.set(Day.date(6))
             _ = try await h.ledger.submitReceipt(userId: "dave", receiptData: "daves-receipt", context: .init(source: "test"))
             let chain = try #require(try await h.store.document(model: ReadModel.subscriptionState, key: "2000"))
-            #expect(try ChainDocument.decode(from: chain, decoder: JSONDecoder()).state.otherStreams == ["subscription-4000", "user-dave"])
+            #expect(try ChainDocument.decode(from: chain).state.otherStreams == ["subscription-4000", "user-dave"])
             let own = try #require(try await h.store.document(model: ReadModel.subscriptionState, key: "4000"))
-            #expect(try ChainDocument.decode(from: own, decoder: JSONDecoder()).state.otherStreams.isEmpty)
+            #expect(try ChainDocument.decode(from: own).state.otherStreams.isEmpty)
             // The log is read behind the gate on running transactions, which other tests' may hold.
             _ = try await readLog(h.store, atLeast: try await h.store.eventCount())
             let replayer = LedgerReplayer(store: h.store, pageSize: 2)
