@@ -710,19 +710,20 @@ public final class PostgresEventStore: EventStore {
                 let statement = ReadDocumentsWithRelatedStatement(
                     model: kind.model, keys: reads.map(\.key), path: kind.path, relatedModel: kind.relatedModel
                 )
-                var documents: [String: Data] = [:]
-                var related: [String: [ProjectionDocument]] = [:]
+                var found: [String: DocumentWithRelated] = [:]
                 for try await row in try await connection.execute(statement, logger: logger) {
-                    if row.part == 0 {
-                        documents[row.key] = row.data
-                    } else if let data = row.data {
-                        related[row.owner, default: []].append(ProjectionDocument(model: kind.relatedModel, key: row.key, data: data))
+                    let keys = row.relatedKeys ?? []
+                    let data = row.relatedData ?? []
+                    guard keys.count == data.count else {
+                        throw EventStoreError(.databaseError, "document \(row.key) came back with \(keys.count) related keys and \(data.count) documents")
                     }
+                    let named = zip(keys, data)
+                        .map { ProjectionDocument(model: kind.relatedModel, key: $0, data: Data(buffer: $1)) }
+                        .sorted { $0.key < $1.key }
+                    found[row.key] = DocumentWithRelated(data: row.data, related: named)
                 }
                 for read in reads {
-                    guard let data = documents[read.key] else { continue }
-                    let named = (related[read.key] ?? []).sorted { $0.key < $1.key }
-                    answers[read] = DocumentWithRelated(data: data, related: named)
+                    answers[read] = found[read.key]
                 }
             }
         }

@@ -192,21 +192,26 @@ enum PostgresSQL {
 
     static let deleteDocument = "DELETE FROM projections WHERE model = $1 AND key = $2"
 
-    /// The documents of model $1 with keys $2 (part 0) and, for each, the documents of model $4 named
-    /// by the keys of its object at path $3 (part 1, with the naming document's key; null data where a
-    /// named one does not exist), in one statement and so one snapshot. A subquery per name keeps each
-    /// a primary-key lookup whatever plan the prepared statement gets. The naming documents are looked
-    /// up once, for both parts (a materialized CTE): reading a batch of 22 users twice took 10 to 29%
-    /// longer in PostgreSQL (pgbench, three interleaved rounds).
+    /// The documents of model $1 with keys $2, one row each, with the documents of model $4 named by
+    /// the keys of its object at path $3 (their keys and data in two aligned arrays, null when none
+    /// exists), in one statement and so one snapshot. A subquery per name keeps each a primary-key
+    /// lookup whatever plan the prepared statement gets (`OFFSET 0` keeps it from being copied into
+    /// the filter, which would look each name up twice), and each naming document is looked up once.
+    /// One row a user, not one a document: postgres-nio hands rows over one by one, each a few
+    /// executor hops on the connections' loop thread, the serial part of a batch of reads.
     static let documentsWithRelated = """
-        WITH named_by AS MATERIALIZED (
-            SELECT key, data FROM projections WHERE model = $1 AND key = ANY($2)
-        )
-        SELECT 0, key, key, data FROM named_by
-        UNION ALL
-        SELECT 1, u.key, named.key, (SELECT p.data FROM projections p WHERE p.model = $4 AND p.key = named.key)
-        FROM named_by u
-        CROSS JOIN LATERAL jsonb_object_keys(u.data::jsonb #> $3::text[]) AS named(key)
+        SELECT u.key, u.data, named.keys, named.data
+        FROM projections u
+        CROSS JOIN LATERAL (
+            SELECT array_agg(found.key) AS keys, array_agg(found.data) AS data
+            FROM (
+                SELECT n.key, (SELECT p.data FROM projections p WHERE p.model = $4 AND p.key = n.key) AS data
+                FROM jsonb_object_keys(u.data::jsonb #> $3::text[]) AS n(key)
+                OFFSET 0
+            ) found
+            WHERE found.data IS NOT NULL
+        ) named
+        WHERE u.model = $1 AND u.key = ANY($2)
         """
 
     /// The lock below, then the document, in one statement (see migration 0004).

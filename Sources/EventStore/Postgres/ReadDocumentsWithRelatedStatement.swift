@@ -5,10 +5,11 @@ import PostgresNIO
 /// Reads documents and the documents each names in one round trip; prepared once per connection, as
 /// every batch of entitlement reads runs it for its users and their chains.
 struct ReadDocumentsWithRelatedStatement: PostgresPreparedStatement {
-    /// `part` 0 is a named document (`owner == key`), 1 a document it names (`data` nil if missing).
-    typealias Row = (part: Int32, owner: String, key: String, data: Data?)
+    /// A named document with the keys and data of the documents it names that exist (aligned, nil
+    /// when none does).
+    typealias Row = (key: String, data: Data, relatedKeys: [String]?, relatedData: [ByteBuffer]?)
 
-    static let name = "subledger_read_documents_with_related_v4"
+    static let name = "subledger_read_documents_with_related_v5"
     static let sql = PostgresSQL.documentsWithRelated
     static let bindingDataTypes: [PostgresDataType] = [.text, .textArray, .textArray, .text]
 
@@ -27,7 +28,7 @@ struct ReadDocumentsWithRelatedStatement: PostgresPreparedStatement {
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-        let (part, owner, key, data) = try row.decode((Int32, String, String, ByteBuffer?).self)
-        return (part, owner, key, data.map { Data(buffer: $0) })
+        let (key, data, relatedKeys, relatedData) = try row.decode((String, ByteBuffer, [String]?, [ByteBuffer]?).self)
+        return (key, Data(buffer: data), relatedKeys, relatedData)
     }
 }

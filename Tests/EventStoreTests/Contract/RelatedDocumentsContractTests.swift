@@ -13,6 +13,7 @@ struct RelatedDocumentsContractTests {
                 let user = #"{"position":3,"state":{"chains":{"b":1,"a":2,"missing":3},"userId":"u1"}}"#
                 try await transaction.putDocument(model: "user", key: "u1", data: Data(user.utf8))
                 try await transaction.putDocument(model: "user", key: "u2", data: Data(#"{"state":{"userId":"u2"}}"#.utf8))
+                try await transaction.putDocument(model: "user", key: "u3", data: Data(#"{"state":{"chains":{"gone":1},"userId":"u3"}}"#.utf8))
                 for key in ["a", "b", "c"] {
                     try await transaction.putDocument(model: "chain", key: key, data: Data(#"{"id":"\#(key)"}"#.utf8))
                 }
@@ -29,6 +30,9 @@ struct RelatedDocumentsContractTests {
             // No object at the path: the document alone. No document: nil.
             let alone = try #require(try await store.document(model: "user", key: "u2", relatedModel: "chain", keysAt: ["state", "chains"]))
             #expect(alone.related.isEmpty)
+            // Every named document missing: the document alone too.
+            let orphan = try #require(try await store.document(model: "user", key: "u3", relatedModel: "chain", keysAt: ["state", "chains"]))
+            #expect(orphan.related.isEmpty)
             #expect(try await store.document(model: "user", key: "nobody", relatedModel: "chain", keysAt: ["state", "chains"]) == nil)
         }
     }
