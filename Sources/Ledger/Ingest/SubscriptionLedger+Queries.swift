@@ -45,11 +45,13 @@ extension SubscriptionLedger {
         var user = UserState(userId: userId)
         var position: Int64 = 0
         var facts: [ProjectableEvent] = []
+        // One decoder for every event of the fold (links and grants go through it), not one each.
+        let decoder = JSONDecoder()
         // Filtered, not cut at the first later event: `recorded_at` is a transaction's clock reading at
         // its first append, and a transaction that took a stream's lock late (a transfer's unlink)
         // can land after a later-stamped event of another on the same stream.
         for event in try await store.readStream(LedgerEventType.userStream(userId)) {
-            let projectable = try ProjectableEvent(event)
+            let projectable = try ProjectableEvent(event, decoder: decoder)
             guard projectable.recordedAt <= cutoff else { continue }
             position = max(position, projectable.position)
             switch projectable.body {
@@ -75,7 +77,7 @@ extension SubscriptionLedger {
         others.subtract(chainStreams + [LedgerEventType.userStream(userId)])
         for stream in chainStreams + others.sorted() {
             for event in try await store.readStream(stream) {
-                let projectable = try ProjectableEvent(event)
+                let projectable = try ProjectableEvent(event, decoder: decoder)
                 guard projectable.recordedAt <= cutoff else { continue }
                 if case .fact = projectable.body { facts.append(projectable) }
             }
