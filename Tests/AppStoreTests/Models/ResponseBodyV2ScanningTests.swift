@@ -47,6 +47,20 @@ struct ResponseBodyV2ScanningTests {
         #expect(decoded(#"{"extra":1,"signedPayload":"\#(Self.jws)"}"#) == Self.jws)
     }
 
+    /// Whitespace inside the string is part of the value, so the fast path must not skip it before
+    /// the closing quote (found by `scripts/fuzz notification-body`: `" "` was read as `""`).
+    @Test func whitespaceBeforeTheClosingQuoteIsLeftToJSONDecoder() {
+        for value in [" ", Self.jws + " "] {
+            let body = #"{ "signedPayload" :"\#(value)" }"#
+            #expect(ResponseBodyV2.plainSignedPayload(in: Data(body.utf8)) == nil, "\(body)")
+            #expect(decoded(body) == value, "\(body)")
+        }
+        // A raw tab in a string is not JSON at all: the decoder refuses what the fast path once read.
+        let tabbed = "{\"signedPayload\":\"\(Self.jws)\t\"}"
+        #expect(ResponseBodyV2.plainSignedPayload(in: Data(tabbed.utf8)) == nil)
+        #expect(decoded(tabbed) == nil)
+    }
+
     /// Bodies as `TestPKI` (through `JSONEncoder`) and Apple write them take the fast path, and a
     /// body the decoder must read still verifies.
     @Test func verifiesBodiesEitherWay() async throws {

@@ -16,8 +16,10 @@ extension ResponseBodyV2 {
                 let start = reader.index
                 var end = start
                 while end < bytes.count, isJWSByte[Int(bytes[end])] != 0 { end += 1 }
-                reader.index = end
-                guard reader.expect("\""), reader.expect("}"), reader.atEnd() else { return nil }
+                // The closing quote must follow at once: whitespace there is inside the string.
+                guard end < bytes.count, bytes[end] == UInt8(ascii: "\"") else { return nil }
+                reader.index = end + 1
+                guard reader.expect("}"), reader.atEnd() else { return nil }
                 return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
             }
         }
