@@ -66,6 +66,11 @@ struct AppleFactScanningTests {
         #"{"raw":"\ud83d","transactions":[],"renewals":[]}"#,
         #"["raw"]"#,
         "",
+        // A known key twice: JSONDecoder keeps the first, so the scanner (which kept the last) gives
+        // up. Found by `scripts/fuzz stored`.
+        #"{"raw":"r","raw":"s","transactions":[],"renewals":[]}"#,
+        #"{"raw":"r","transactions":[\#(AppleFactScanningTests.transaction(#""type":"A","type":"B""#))],"renewals":[]}"#,
+        #"{"raw":"r","transactions":[],"renewals":[{"originalTransactionId":"o","autoRenewStatus":null,"autoRenewStatus":true,"assertedAt":1}]}"#,
     ])
     func unexpectedShapesFallBackToJSONDecoder(text: String) {
         let data = Data(text.utf8)
@@ -73,6 +78,17 @@ struct AppleFactScanningTests {
         let viaDecode = try? AppleFact.decode(from: data, decoder: JSONDecoder())
         let viaFoundation = try? JSONDecoder().decode(AppleFact.self, from: data)
         #expect(viaDecode == viaFoundation)
+    }
+
+    /// A transaction observation's JSON with `fields` in place of its `type`.
+    static func transaction(_ fields: String) -> String {
+        #"{"transactionId":"t","originalTransactionId":"o","productId":"p",\#(fields),"purchaseDate":1,"isUpgraded":false,"ownership":"PURCHASED","environment":"Sandbox","assertedAt":1}"#
+    }
+
+    @Test func aDuplicatedKeyReadsAsJSONDecoderReadsIt() throws {
+        let data = Data(#"{"raw":"r","transactions":[\#(Self.transaction(#""type":"A","type":"B""#))],"renewals":[]}"#.utf8)
+        let fact = try AppleFact.decode(from: data, decoder: JSONDecoder())
+        #expect(fact.transactions.first?.type == "A")
     }
 
     // MARK: Generation

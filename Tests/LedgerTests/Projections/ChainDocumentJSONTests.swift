@@ -34,12 +34,37 @@ struct ChainDocumentJSONTests {
         #"{"position":1,"state":{"originalTransactionId":"o","renewals":null,"transactions":{}}}"#,
         #"{"position":1,"state":{"originalTransactionId":"o","renewals":[null],"transactions":{}}}"#,
         "[]",
+        // Keys twice, and both renewal forms: JSONDecoder keeps the first of two equal keys and
+        // prefers `renewals`, so the scanner gives up on the first and follows the second. Found by
+        // `scripts/fuzz stored`.
+        #"{"position":1,"state":{"originalTransactionId":"o","originalTransactionId":"p","transactions":{}}}"#,
+        #"{"position":1,"state":{"originalTransactionId":"o","transactions":{"t":\#(ChainDocumentJSONTests.observedTransaction("e1")),"t":\#(ChainDocumentJSONTests.observedTransaction("e2"))}}}"#,
+        #"{"position":1,"state":{"originalTransactionId":"o","renewal":\#(ChainDocumentJSONTests.observedRenewal("e1")),"renewals":[\#(ChainDocumentJSONTests.observedRenewal("e2"))],"transactions":{}}}"#,
+        #"{"position":1,"state":{"originalTransactionId":"o","renewals":[\#(ChainDocumentJSONTests.observedRenewal("e2"))],"renewal":\#(ChainDocumentJSONTests.observedRenewal("e1")),"transactions":{}}}"#,
     ])
     func unexpectedShapesFallBackToJSONDecoder(text: String) {
         let data = Data(text.utf8)
         let viaDecode = try? ChainDocument.decode(from: data)
         let viaFoundation = try? JSONDecoder().decode(ChainDocument.self, from: data)
         #expect(viaDecode == viaFoundation)
+    }
+
+    static func observedTransaction(_ eventID: String) -> String {
+        #"{"assertedAt":1,"eventID":"\#(eventID)","value":{"assertedAt":1,"environment":"Sandbox","isUpgraded":false,"originalTransactionId":"o","ownership":"PURCHASED","productId":"p","purchaseDate":1,"transactionId":"t","type":"Auto-Renewable Subscription"}}"#
+    }
+
+    static func observedRenewal(_ eventID: String) -> String {
+        #"{"assertedAt":5,"eventID":"\#(eventID)","value":{"assertedAt":5,"autoRenewStatus":true,"originalTransactionId":"o"}}"#
+    }
+
+    @Test func bothRenewalFormsReadAsTheHistory() throws {
+        for text in [
+            #"{"position":1,"state":{"originalTransactionId":"o","renewal":\#(Self.observedRenewal("e1")),"renewals":[\#(Self.observedRenewal("e2"))],"transactions":{}}}"#,
+            #"{"position":1,"state":{"originalTransactionId":"o","renewals":[\#(Self.observedRenewal("e2"))],"renewal":\#(Self.observedRenewal("e1")),"transactions":{}}}"#,
+        ] {
+            let document = try ChainDocument.decode(from: Data(text.utf8))
+            #expect(document.state.renewals.map(\.eventID) == ["e2"])
+        }
     }
 
     /// Documents written before renewal history was kept hold one `renewal`, the latest: both readers

@@ -52,6 +52,12 @@ struct UserDocumentJSONTests {
         #"{"position":1,"state":{"chains":{"a":1.5},"grants":{},"userId":"u"}}"#,
         #"{"position":1,"state":{"chains":{"1":2},"grants":{},"userId":null}}"#,
         "[]",
+        // Found by `scripts/fuzz stored`: the scanner read these, JSONDecoder refuses the first and
+        // keeps the first of two equal keys in the others.
+        #"{"position":1,"state":{"chains":{},"userId":"u"}}"#,
+        #"{"position":1,"state":{"chains":{"a":1,"a":2},"grants":{},"userId":"u"}}"#,
+        #"{"position":1,"state":{"chains":{},"grants":{},"userId":"u","userId":"v"}}"#,
+        #"{"position":1,"position":2,"state":{"chains":{},"grants":{},"userId":"u"}}"#,
     ])
     func unexpectedShapesFallBackToJSONDecoder(text: String) {
         let data = Data(text.utf8)

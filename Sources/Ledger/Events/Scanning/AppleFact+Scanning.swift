@@ -33,25 +33,29 @@ extension JSONScanner {
         var userId: String?
         var transactions: [TransactionObservation]?
         var renewals: [RenewalObservation]?
+        var known = KnownKeys()
         try readObject { scanner, key throws(Unexpected) in
             switch key {
             case "raw":
+                try known.mark(0)
                 if includingRaw {
                     raw = try scanner.readString()
                 } else {
                     try scanner.skipString()
                     raw = ""
                 }
-            case "notificationType": notificationType = try scanner.readOptionalString()
-            case "subtype": subtype = try scanner.readOptionalString()
-            case "notificationUUID": notificationUUID = try scanner.readOptionalString()
-            case "bundleId": bundleId = try scanner.readOptionalString()
-            case "userId": userId = try scanner.readOptionalString()
+            case "notificationType": try known.mark(1); notificationType = try scanner.readOptionalString()
+            case "subtype": try known.mark(2); subtype = try scanner.readOptionalString()
+            case "notificationUUID": try known.mark(3); notificationUUID = try scanner.readOptionalString()
+            case "bundleId": try known.mark(4); bundleId = try scanner.readOptionalString()
+            case "userId": try known.mark(5); userId = try scanner.readOptionalString()
             case "transactions":
+                try known.mark(6)
                 var list: [TransactionObservation] = []
                 try scanner.readArray { scanner throws(Unexpected) in list.append(try scanner.readTransaction()) }
                 transactions = list
             case "renewals":
+                try known.mark(7)
                 var list: [RenewalObservation] = []
                 try scanner.readArray { scanner throws(Unexpected) in list.append(try scanner.readRenewal()) }
                 renewals = list
@@ -83,24 +87,25 @@ extension JSONScanner {
         var appAccountToken: String?
         var offerType: Int?
         var assertedAt: Int64?
+        var known = KnownKeys()
         try readObject { scanner, key throws(Unexpected) in
             switch key {
-            case "transactionId": transactionId = try scanner.readString()
-            case "originalTransactionId": originalTransactionId = try scanner.readString()
-            case "productId": productId = try scanner.readString()
-            case "bundleId": bundleId = try scanner.readOptionalString()
-            case "type": type = try scanner.readString()
-            case "purchaseDate": purchaseDate = try scanner.readInt64()
-            case "expiresDate": expiresDate = try scanner.readOptionalInt64()
-            case "revocationDate": revocationDate = try scanner.readOptionalInt64()
-            case "revocationReason": revocationReason = try scanner.readOptionalInt()
-            case "revocationType": revocationType = try scanner.readOptionalString()
-            case "isUpgraded": isUpgraded = try scanner.readBool()
-            case "ownership": ownership = try scanner.readString()
-            case "environment": environment = try scanner.readString()
-            case "appAccountToken": appAccountToken = try scanner.readOptionalString()
-            case "offerType": offerType = try scanner.readOptionalInt()
-            case "assertedAt": assertedAt = try scanner.readInt64()
+            case "transactionId": try known.mark(0); transactionId = try scanner.readString()
+            case "originalTransactionId": try known.mark(1); originalTransactionId = try scanner.readString()
+            case "productId": try known.mark(2); productId = try scanner.readString()
+            case "bundleId": try known.mark(3); bundleId = try scanner.readOptionalString()
+            case "type": try known.mark(4); type = try scanner.readString()
+            case "purchaseDate": try known.mark(5); purchaseDate = try scanner.readInt64()
+            case "expiresDate": try known.mark(6); expiresDate = try scanner.readOptionalInt64()
+            case "revocationDate": try known.mark(7); revocationDate = try scanner.readOptionalInt64()
+            case "revocationReason": try known.mark(8); revocationReason = try scanner.readOptionalInt()
+            case "revocationType": try known.mark(9); revocationType = try scanner.readOptionalString()
+            case "isUpgraded": try known.mark(10); isUpgraded = try scanner.readBool()
+            case "ownership": try known.mark(11); ownership = try scanner.readString()
+            case "environment": try known.mark(12); environment = try scanner.readString()
+            case "appAccountToken": try known.mark(13); appAccountToken = try scanner.readOptionalString()
+            case "offerType": try known.mark(14); offerType = try scanner.readOptionalInt()
+            case "assertedAt": try known.mark(15); assertedAt = try scanner.readInt64()
             default: try scanner.skipValue()
             }
         }
@@ -126,18 +131,19 @@ extension JSONScanner {
         var priceIncreaseStatus: Int?
         var environment: String?
         var assertedAt: Int64?
+        var known = KnownKeys()
         try readObject { scanner, key throws(Unexpected) in
             switch key {
-            case "originalTransactionId": originalTransactionId = try scanner.readString()
-            case "autoRenewStatus": autoRenewStatus = try scanner.readOptionalBool()
-            case "autoRenewProductId": autoRenewProductId = try scanner.readOptionalString()
-            case "productId": productId = try scanner.readOptionalString()
-            case "isInBillingRetryPeriod": isInBillingRetryPeriod = try scanner.readOptionalBool()
-            case "gracePeriodExpiresDate": gracePeriodExpiresDate = try scanner.readOptionalInt64()
-            case "expirationIntent": expirationIntent = try scanner.readOptionalInt()
-            case "priceIncreaseStatus": priceIncreaseStatus = try scanner.readOptionalInt()
-            case "environment": environment = try scanner.readOptionalString()
-            case "assertedAt": assertedAt = try scanner.readInt64()
+            case "originalTransactionId": try known.mark(0); originalTransactionId = try scanner.readString()
+            case "autoRenewStatus": try known.mark(1); autoRenewStatus = try scanner.readOptionalBool()
+            case "autoRenewProductId": try known.mark(2); autoRenewProductId = try scanner.readOptionalString()
+            case "productId": try known.mark(3); productId = try scanner.readOptionalString()
+            case "isInBillingRetryPeriod": try known.mark(4); isInBillingRetryPeriod = try scanner.readOptionalBool()
+            case "gracePeriodExpiresDate": try known.mark(5); gracePeriodExpiresDate = try scanner.readOptionalInt64()
+            case "expirationIntent": try known.mark(6); expirationIntent = try scanner.readOptionalInt()
+            case "priceIncreaseStatus": try known.mark(7); priceIncreaseStatus = try scanner.readOptionalInt()
+            case "environment": try known.mark(8); environment = try scanner.readOptionalString()
+            case "assertedAt": try known.mark(9); assertedAt = try scanner.readInt64()
             default: try scanner.skipValue()
             }
         }

@@ -11,10 +11,11 @@ extension JSONScanner {
     fileprivate mutating func readChainDocument() throws(Unexpected) -> ChainDocument {
         var position: Int64?
         var state: ChainState?
+        var known = KnownKeys()
         try readObject { scanner, key throws(Unexpected) in
             switch key {
-            case "position": position = try scanner.readInt64()
-            case "state": state = try scanner.readChainState()
+            case "position": try known.mark(0); position = try scanner.readInt64()
+            case "state": try known.mark(1); state = try scanner.readChainState()
             default: try scanner.skipValue()
             }
         }
@@ -25,30 +26,39 @@ extension JSONScanner {
 
     private mutating func readChainState() throws(Unexpected) -> ChainState {
         var originalTransactionId: String?
-        var renewals: [Observed<RenewalObservation>] = []
+        var renewals: [Observed<RenewalObservation>]?
+        var latestRenewal: Observed<RenewalObservation>?
         var transactions: [String: Observed<TransactionObservation>]?
         var otherStreams: [String] = []
         var appAccountTokens: [String] = []
+        var known = KnownKeys()
         try readObject { scanner, key throws(Unexpected) in
             switch key {
-            case "originalTransactionId": originalTransactionId = try scanner.readString()
+            case "originalTransactionId": try known.mark(0); originalTransactionId = try scanner.readString()
             case "appAccountTokens":
+                try known.mark(1)
                 try scanner.readArray { scanner throws(Unexpected) in appAccountTokens.append(try scanner.readString()) }
             case "otherStreams":
+                try known.mark(2)
                 try scanner.readArray { scanner throws(Unexpected) in otherStreams.append(try scanner.readString()) }
             case "renewals":
+                try known.mark(3)
+                var all: [Observed<RenewalObservation>] = []
                 try scanner.readArray { scanner throws(Unexpected) in
-                    renewals.append(try scanner.readObserved { scanner throws(Unexpected) in try scanner.readRenewal() })
+                    all.append(try scanner.readObserved { scanner throws(Unexpected) in try scanner.readRenewal() })
                 }
+                renewals = all
             case "renewal":
-                // As written before renewal history was kept: the latest only.
+                try known.mark(4)
+                // As written before renewal history was kept: the latest only, read when `renewals` is absent.
                 if !(try scanner.readNull()) {
-                    renewals = [try scanner.readObserved { scanner throws(Unexpected) in try scanner.readRenewal() }]
+                    latestRenewal = try scanner.readObserved { scanner throws(Unexpected) in try scanner.readRenewal() }
                 }
             case "transactions":
+                try known.mark(5)
                 var all: [String: Observed<TransactionObservation>] = [:]
                 try scanner.readObject { scanner, id throws(Unexpected) in
-                    guard let id = String(validating: id.bytes, as: UTF8.self) else { throw Unexpected() }
+                    guard let id = String(validating: id.bytes, as: UTF8.self), all[id] == nil else { throw Unexpected() }
                     all[id] = try scanner.readObserved { scanner throws(Unexpected) in try scanner.readTransaction() }
                 }
                 transactions = all
@@ -58,7 +68,7 @@ extension JSONScanner {
         guard let originalTransactionId, let transactions else { throw Unexpected() }
         var state = ChainState(originalTransactionId: originalTransactionId)
         state.transactions = transactions
-        state.renewals = renewals
+        state.renewals = renewals ?? latestRenewal.map { [$0] } ?? []
         state.otherStreams = otherStreams
         state.appAccountTokens = appAccountTokens
         return state
@@ -70,11 +80,12 @@ extension JSONScanner {
         var assertedAt: Int64?
         var eventID: String?
         var read: Value?
+        var known = KnownKeys()
         try readObject { scanner, key throws(Unexpected) in
             switch key {
-            case "assertedAt": assertedAt = try scanner.readInt64()
-            case "eventID": eventID = try scanner.readString()
-            case "value": read = try value(&scanner)
+            case "assertedAt": try known.mark(0); assertedAt = try scanner.readInt64()
+            case "eventID": try known.mark(1); eventID = try scanner.readString()
+            case "value": try known.mark(2); read = try value(&scanner)
             default: try scanner.skipValue()
             }
         }

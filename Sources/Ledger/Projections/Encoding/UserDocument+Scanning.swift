@@ -11,10 +11,11 @@ extension JSONScanner {
     fileprivate mutating func readUserDocument() throws(Unexpected) -> UserDocument {
         var position: Int64?
         var state: UserState?
+        var known = KnownKeys()
         try readObject { scanner, key throws(Unexpected) in
             switch key {
-            case "position": position = try scanner.readInt64()
-            case "state": state = try scanner.readUserState()
+            case "position": try known.mark(0); position = try scanner.readInt64()
+            case "state": try known.mark(1); state = try scanner.readUserState()
             default: try scanner.skipValue()
             }
         }
@@ -26,22 +27,29 @@ extension JSONScanner {
     private mutating func readUserState() throws(Unexpected) -> UserState {
         var userId: String?
         var chains: [String: Int64]?
+        var hasGrants = false
+        var known = KnownKeys()
         try readObject { scanner, key throws(Unexpected) in
             switch key {
-            case "userId": userId = try scanner.readString()
+            case "userId": try known.mark(0); userId = try scanner.readString()
             case "chains":
+                try known.mark(1)
                 var all: [String: Int64] = [:]
                 try scanner.readObject { scanner, chain throws(Unexpected) in
-                    guard let chain = String(validating: chain.bytes, as: UTF8.self) else { throw Unexpected() }
+                    guard let chain = String(validating: chain.bytes, as: UTF8.self), all[chain] == nil else { throw Unexpected() }
                     all[chain] = try scanner.readInt64()
                 }
                 chains = all
-            // Grants take JSONDecoder: any grant makes the scan give up.
-            case "grants": try scanner.readObject { _, _ throws(Unexpected) in throw Unexpected() }
+            // Grants take JSONDecoder: any grant makes the scan give up. The key itself is required, as
+            // it is for the decoder (the writer always writes it).
+            case "grants":
+                try known.mark(2)
+                try scanner.readObject { _, _ throws(Unexpected) in throw Unexpected() }
+                hasGrants = true
             default: try scanner.skipValue()
             }
         }
-        guard let userId, let chains else { throw Unexpected() }
+        guard let userId, let chains, hasGrants else { throw Unexpected() }
         var state = UserState(userId: userId)
         state.chains = chains
         return state
