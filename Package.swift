@@ -189,3 +189,14 @@ let package = Package(
         ),
     ]
 )
+
+// `scripts/fuzz` drives the parsers that read untrusted bytes under libFuzzer. The targets exist only
+// when SUBLEDGER_FUZZ=1: the driver calls libFuzzer's runtime, which only a -sanitize=fuzzer build
+// links, and imports the modules @testable (a debug build).
+if Context.environment["SUBLEDGER_FUZZ"] == "1" {
+    package.products.append(.executable(name: "subledger-fuzz", targets: ["subledger-fuzz"]))
+    package.targets += [
+        .executableTarget(name: "subledger-fuzz", dependencies: ["AppStore", "Ledger", "CFuzzerDriver"], path: "Fuzz/Driver"),
+        .target(name: "CFuzzerDriver", path: "Fuzz/CFuzzerDriver"),
+    ]
+}
