@@ -12,7 +12,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case jws
     /// base64 and base64url against Foundation's decoder.
     case base64
-    /// JWS payloads (first byte picks the type): the scanner against `JSONDecoder`.
+    /// JWS payloads (first byte picks notification, transaction or renewal info): the scanner against `JSONDecoder`.
     case payload
     /// A legacy app receipt's DER (PKCS #7 around an ASN.1 set of attributes).
     case receipt

@@ -42,9 +42,9 @@ for path in sorted(fixtures.rglob("*")):
         signed = value.get("signedPayload") if isinstance(value, dict) else None
         if isinstance(signed, str) and signed.count(".") == 2:
             jws_texts.append(signed)
-        # Sample payloads: 0 notification, 1 transaction, 2 renewal info, 3 AppTransaction.
+        # Sample payloads: 0 notification, 1 transaction, 2 renewal info (AppTransactions have no scanner).
         name = path.stem.lower()
-        selector = 0 if "notification" in name else 1 if "transaction" in name and "app" not in name else 2 if "renewal" in name else 3 if "apptransaction" in name else None
+        selector = 0 if "notification" in name else 1 if "transaction" in name and "app" not in name else 2 if "renewal" in name else None
         if selector is not None:
             write("payload", bytes([selector]) + text.encode())
 
@@ -59,8 +59,9 @@ for text in jws_texts:
         decoded = json.loads(b64url_decode(payload))
     except ValueError:
         continue
-    kind = 0 if "notificationType" in decoded else 2 if "autoRenewStatus" in decoded else 1 if "transactionId" in decoded else 3
-    write("payload", bytes([kind]) + json.dumps(decoded, separators=(",", ":")).encode())
+    kind = 0 if "notificationType" in decoded else 2 if "autoRenewStatus" in decoded else 1 if "transactionId" in decoded else None
+    if kind is not None:
+        write("payload", bytes([kind]) + json.dumps(decoded, separators=(",", ":")).encode())
     nested = decoded.get("data", {}) if isinstance(decoded.get("data"), dict) else {}
     for key, selector in (("signedTransactionInfo", 1), ("signedRenewalInfo", 2)):
         inner = nested.get(key)
