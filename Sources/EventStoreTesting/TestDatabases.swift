@@ -122,6 +122,11 @@ public func withPostgresSchema(
         defer { group.cancelAll() }
         _ = try await raw.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA \(schema)"), logger: TestDatabases.logger)
         settings.searchPath = schema
+        // Every suite runs at once on two cores: a test that queues 24 tasks on its pool of 10 while
+        // the others load PostgreSQL once waited more than the default 5 s for a connection in CI
+        // (2026-11-26), and failed as storage_unavailable. No test here is about that wait; the
+        // outage tests set their own.
+        settings.acquireTimeout = .seconds(60)
         do {
             try await body(settings, schema, raw)
         } catch {
