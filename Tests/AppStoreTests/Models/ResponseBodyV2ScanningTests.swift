@@ -79,5 +79,9 @@ struct ResponseBodyV2ScanningTests {
         let viaDecoder = try await verifier.verifyNotificationBody(withExtraKey, now: now)
         #expect(direct.payload.notificationType == .test)
         #expect(viaDecoder.payload == direct.payload)
+        // A space after the JWS, inside the string, is not Apple's token: it is refused, not trimmed.
+        let padded = Data(#"{"signedPayload":"\#(jws) "}"#.utf8)
+        let error = await #expect(throws: AppStoreError.self) { _ = try await verifier.verifyNotificationBody(padded, now: now) }
+        #expect(error?.code == .invalidFormat)
     }
 }
