@@ -3,7 +3,8 @@
 
 Usage: http-fuzz.py PORT SECONDS API_KEY SEED OUT_DIR
 
-Each case is a valid request of one of the routes, mutated at the byte level (flipped and inserted
+Each case is a valid request of one of the routes (all but POST /v1/apple/receipts, whose
+verifyReceipt retries take seconds), mutated at the byte level (flipped and inserted
 bytes, cut or repeated parts, long runs, framing headers, pipelined requests), sent whole or in
 pieces, sometimes with the write side shut. The server must stay up (checked every 200 cases) and
 never answer a 5xx but 502 (Apple unreachable) and 503 (storage unavailable). Failing inputs are saved in OUT_DIR. Exits 1 on a failure.

@@ -193,12 +193,13 @@ enum PostgresSQL {
     static let deleteDocument = "DELETE FROM projections WHERE model = $1 AND key = $2"
 
     /// The documents of model $1 with keys $2, one row each, with the documents of model $4 named by
-    /// the keys of its object at path $3 (their keys and data in two arrays, aligned as both aggregate
-    /// the same rows, and null when none of them exists), in one statement and so one snapshot. A subquery per name keeps each a primary-key
-    /// lookup whatever plan the prepared statement gets (`OFFSET 0` keeps it from being copied into
-    /// the filter, which would look each name up twice), and each naming document is looked up once.
-    /// One row a user, not one a document: postgres-nio hands rows over one by one, each a few
-    /// executor switches on the connections' loop thread, the serial part of a batch of reads.
+    /// the keys of its object at path $3: their keys and data in two arrays, aligned as both aggregate
+    /// the same rows, and null when none of them exists. One statement, so one snapshot. A subquery
+    /// per name keeps each a primary-key lookup whatever plan the prepared statement gets (`OFFSET 0`
+    /// keeps it from being copied into the filter, which would look each name up twice), and each
+    /// naming document is looked up once. One row a user, not one a document: postgres-nio hands rows
+    /// over one by one, each a few executor switches on the connections' loop thread, the serial part
+    /// of a batch of reads.
     static let documentsWithRelated = """
         SELECT u.key, u.data, named.keys, named.data
         FROM projections u
