@@ -25,7 +25,11 @@ public protocol EventStore: Sendable {
     /// database has and this build does not ship are not counted, nor are checksums compared (both
     /// are `migrate`'s to refuse): an older build beside a newer schema still serves during a
     /// rolling deploy.
-    func pendingMigrations() async throws -> [Migration]
+    ///
+    /// `wait` bounds how long to wait for a pooled connection when it is shorter than the store's
+    /// own acquire timeout (a readiness probe must answer before its prober gives up); nil waits
+    /// that timeout. A store without a pool has nothing to wait for and ignores it.
+    func pendingMigrations(waitingAtMost wait: Duration?) async throws -> [Migration]
 
     /// Appends events to a stream atomically, skipping duplicates by dedupe key.
     ///
@@ -125,6 +129,11 @@ public protocol EventStore: Sendable {
 
 extension EventStore {
     public var batchExecutor: (any TaskExecutor)? { nil }
+
+    /// The migrations the database lacks, waiting for a connection as long as any request would.
+    public func pendingMigrations() async throws -> [Migration] {
+        try await pendingMigrations(waitingAtMost: nil)
+    }
 
     /// Appends events to a stream with no inline projection.
     public func append(

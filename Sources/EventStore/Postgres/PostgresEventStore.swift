@@ -133,9 +133,9 @@ public final class PostgresEventStore: EventStore {
         }
     }
 
-    public func pendingMigrations() async throws -> [Migration] {
+    public func pendingMigrations(waitingAtMost wait: Duration?) async throws -> [Migration] {
         let shipped = try MigrationCatalog.migrations(for: .postgres)
-        let applied = try await leased { connection -> Set<Int> in
+        let applied = try await leased(waitingAtMost: wait) { connection -> Set<Int> in
             var exists = false
             for try await (found) in try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.migrationsTableExists), logger: logger)
                 .decode(Bool.self) {
@@ -860,9 +860,10 @@ public final class PostgresEventStore: EventStore {
         return auditor.finish()
     }
 
-    /// Runs `body` on a leased connection (see `ConnectionLeaser`), with postgres-nio failures mapped.
-    func leased<T>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
-        try await withStorageErrors { try await connections.withConnection(body) }
+    /// Runs `body` on a leased connection (see `ConnectionLeaser`), with postgres-nio failures mapped;
+    /// `wait` shortens the wait for the connection below `acquire_timeout`.
+    func leased<T>(waitingAtMost wait: Duration? = nil, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+        try await withStorageErrors { try await connections.withConnection(waitingAtMost: wait, body) }
     }
 
     /// Maps postgres-nio failures onto the store's typed errors.

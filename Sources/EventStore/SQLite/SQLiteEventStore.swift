@@ -86,7 +86,7 @@ public final class SQLiteEventStore: EventStore {
 
     // MARK: Migrations
 
-    public func pendingMigrations() async throws -> [Migration] {
+    public func pendingMigrations(waitingAtMost wait: Duration?) async throws -> [Migration] {
         let shipped = try MigrationCatalog.migrations(for: .sqlite)
         let applied = try await withStorageErrors { () -> Set<Int> in
             guard try await !reader.query(SQLiteSQL.migrationsTableExists).isEmpty else { return [] }

@@ -7,11 +7,18 @@ import Hummingbird
 /// answers and has every migration this build needs, so traffic is withheld while the database is
 /// down or its schema is behind.
 public struct HealthRoutes: Sendable {
+    /// How long `/ready` waits for a pooled connection before answering 503: well inside the
+    /// usual probe timeouts (Kubernetes waits 1 s by default), where a request that needs the
+    /// database waits the whole `acquire_timeout`. A healthy pool hands one over in milliseconds.
+    public static let defaultReadinessWait: Duration = .milliseconds(500)
+
     let store: any EventStore
+    let readinessWait: Duration
 
     /// Creates the probes for a store.
-    public init(store: any EventStore) {
+    public init(store: any EventStore, readinessWait: Duration = HealthRoutes.defaultReadinessWait) {
         self.store = store
+        self.readinessWait = readinessWait
     }
 
     /// Adds `GET /health` and `GET /ready` to a router.
@@ -19,10 +26,10 @@ public struct HealthRoutes: Sendable {
         router.get("health") { _, _ in
             ProbeStatus(status: "ok", database: nil)
         }
-        router.get("ready") { _, _ in
+        router.get("ready") { [readinessWait] _, _ in
             let pending: [Migration]
             do {
-                pending = try await store.pendingMigrations()
+                pending = try await store.pendingMigrations(waitingAtMost: readinessWait)
             } catch {
                 throw Problem.storageUnavailable("the \(store.dialect.rawValue) database does not answer: \(error)")
             }

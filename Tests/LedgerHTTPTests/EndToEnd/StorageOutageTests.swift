@@ -5,6 +5,7 @@ import EventStoreTesting
 import Foundation
 import HummingbirdTesting
 import Ledger
+import LedgerHTTP
 import Testing
 
 /// With PostgreSQL away, from the start or after connections exist, requests answer 503
@@ -63,6 +64,51 @@ struct StorageOutageTests {
                         let chain = try h.object(try await h.request(.get, "/v1/subscriptions/1000?at=\(Day.iso(45))", key: H.readKey))
                         #expect(chain["latest_transaction_id"] as? String == "1001")
                         #expect(chain["status"] as? String == "active")
+                    }
+                }
+            }
+        }
+    }
+
+    /// `/ready` answers within its own short wait, not the acquire timeout requests wait (30 s
+    /// here): a prober that gives up first (Kubernetes after 1 s) would log a timeout, not the
+    /// 503 and its reason.
+    @Test(.enabled(if: TestDatabases.dialects.contains(.postgres)))
+    func readyAnswers503WithinItsOwnWaitWhilePostgreSQLIsAway() async throws {
+        let pki = try H.pki.get()
+        try await withFreshStore(.postgres) { fixture in
+            guard let url = TestDatabases.postgresURL else { throw PostgreSQLRequired() }
+            let direct = try PostgresSettings(url: url)
+            try await TCPRelay.run(to: direct.host, port: direct.port, up: false) { relay in
+                var settings = direct
+                settings.host = "127.0.0.1"
+                settings.port = relay.port
+                settings.searchPath = fixture.location
+                settings.acquireTimeout = .seconds(30)
+                let clock = ManualClock(Day.date(0))
+                let store = PostgresEventStore(settings: settings, logger: TestDatabases.logger, now: { clock.now() })
+                try await withRunning(store) {
+                    let app = try H.application(store: store, pki: pki, clock: clock, verifyReceiptURL: "http://127.0.0.1:1")
+                    try await app.test(.live) { client in
+                        let h = H(client: client, pki: pki, store: fixture.store, clock: clock, fixture: fixture)
+                        let start = ContinuousClock.now
+                        let response = try await h.request(.get, "/ready")
+                        let waited = ContinuousClock.now - start
+                        #expect(response.status == .serviceUnavailable)
+                        let problem = try h.object(response)
+                        #expect(problem["code"] as? String == "storage_unavailable")
+                        #expect((problem["detail"] as? String)?.contains("does not answer") == true)
+                        #expect(waited >= HealthRoutes.defaultReadinessWait, "answered after \(waited)")
+                        #expect(waited < .seconds(10), "answered after \(waited), not within the probe's wait")
+
+                        relay.setUp(true)
+                        let deadline = ContinuousClock.now + .seconds(30)
+                        var ready = try await h.request(.get, "/ready")
+                        while ready.status == .serviceUnavailable && ContinuousClock.now < deadline {
+                            try await Task.sleep(for: .milliseconds(200))
+                            ready = try await h.request(.get, "/ready")
+                        }
+                        #expect(ready.status == .ok)
                     }
                 }
             }

@@ -12,9 +12,12 @@ struct ConnectionLeaser: Sendable {
     let client: PostgresClient
     let acquireTimeout: Duration
 
-    /// Runs `body` with a leased connection, in the caller's task.
-    func withConnection<T>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
-        try await withThrowingTaskGroup(of: Void.self) { group in
+    /// Runs `body` with a leased connection, in the caller's task, waiting for it at most
+    /// `acquireTimeout`, or `wait` when that is shorter.
+    func withConnection<T>(waitingAtMost wait: Duration? = nil, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+        let deadline: (wait: Duration, name: String) =
+            if let wait, wait < acquireTimeout { (wait, "the caller's limit") } else { (acquireTimeout, "acquire_timeout") }
+        return try await withThrowingTaskGroup(of: Void.self) { group in
             let handoff = LeaseHandoff<PostgresConnection>()
             group.addTask { [client] in
                 do {
@@ -31,12 +34,12 @@ struct ConnectionLeaser: Sendable {
                     handoff.fail(EventStoreError(.storageUnavailable, "no PostgreSQL connection: \(error)"))
                 }
             }
-            group.addTask { [acquireTimeout] in
+            group.addTask {
                 // Cancelled (and so ended early) as soon as the connection arrives.
-                try? await Task.sleep(for: acquireTimeout)
+                try? await Task.sleep(for: deadline.wait)
                 handoff.fail(EventStoreError(
                     .storageUnavailable,
-                    "no PostgreSQL connection within \(acquireTimeout) (acquire_timeout): the database is down, unreachable or overloaded"
+                    "no PostgreSQL connection within \(deadline.wait) (\(deadline.name)): the database is down, unreachable or overloaded"
                 ))
             }
             let connection: PostgresConnection
