@@ -68,22 +68,29 @@ enum APIDate {
 
     /// Parses a query parameter; accepts with or without fractional seconds.
     ///
-    /// The calendar fields must name a real moment: Foundation's parser rolls `2026-02-30` over to
-    /// March 2 and takes hour 24 and second 60, so a typo would be evaluated at another date.
+    /// The text must be a whole RFC 3339 date-time (the `Instant` pattern of `openapi.yaml`), and
+    /// its calendar fields must name a real moment: Foundation's parser ignores what follows the
+    /// part it read (`…Zjunk`), takes zone forms RFC 3339 has not (`UTC`, `+0200`), rolls
+    /// `2026-02-30` over to March 2 and takes hour 24 and second 60, so a typo would be evaluated
+    /// at another date.
     static func parse(_ text: String) -> Date? {
-        guard hasValidFields(text) else { return nil }
+        guard isWellFormed(text) else { return nil }
+        // RFC 3339 allows a lowercase `t` and `z`; Foundation's parser does not.
+        let text = text.uppercased()
         if let date = try? style.parse(text) { return date }
         return try? Date.ISO8601FormatStyle().parse(text)
     }
 
-    /// Whether `text` starts `YYYY-MM-DDTHH:MM:SS` with a month, day, hour, minute and second in range.
-    private static func hasValidFields(_ text: String) -> Bool {
-        let bytes = Array(text.utf8.prefix(19))
-        guard bytes.count == 19 else { return false }
+    /// Whether `text` is `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)` and nothing more, with a month,
+    /// day, hour, minute and second in range and an offset of at most 18 hours.
+    private static func isWellFormed(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 20 else { return false }
+        func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
         func number(_ range: Range<Int>) -> Int? {
             var value = 0
             for byte in bytes[range] {
-                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                guard isDigit(byte) else { return nil }
                 value = value * 10 + Int(byte - UInt8(ascii: "0"))
             }
             return value
@@ -96,6 +103,27 @@ enum APIDate {
         else { return false }
         let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
         let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
-        return (1...days).contains(day)
+        guard (1...days).contains(day) else { return false }
+
+        var at = 19
+        if bytes[at] == UInt8(ascii: ".") {
+            at += 1
+            let digitsStart = at
+            while at < bytes.count, isDigit(bytes[at]) { at += 1 }
+            guard at > digitsStart else { return false }
+        }
+        guard at < bytes.count else { return false }
+        switch bytes[at] {
+        case UInt8(ascii: "Z"), UInt8(ascii: "z"):
+            return at + 1 == bytes.count
+        case UInt8(ascii: "+"), UInt8(ascii: "-"):
+            guard at + 6 == bytes.count, bytes[at + 3] == UInt8(ascii: ":"),
+                  let offsetHours = number(at + 1..<at + 3), let offsetMinutes = number(at + 4..<at + 6),
+                  offsetMinutes < 60, offsetHours < 18 || (offsetHours == 18 && offsetMinutes == 0)
+            else { return false }
+            return true
+        default:
+            return false
+        }
     }
 }

@@ -46,6 +46,23 @@ struct APIDateTests {
         #expect(APIDate.parse("1900-02-29T00:00:00Z") == nil)
     }
 
+    /// Foundation's parser stops where the date ends and ignores the rest, and takes zone forms
+    /// RFC 3339 has not: a query date must be the whole text, as `openapi.yaml`'s pattern says.
+    @Test func onlyAWholeRFC3339DateTimeParses() throws {
+        for text in ["2026-11-21T10:00:00Zjunk", "2026-11-21T10:00:00Z ", "2026-11-21T10:00:00.000Z!!", "2026-11-21T10:00:00UTC",
+                     "2026-11-21T10:00:00GMT", "2026-11-21T10:00:00+02", "2026-11-21T10:00:00+0200", "2026-11-21T10:00:00+02:00:30",
+                     "2026-11-21T10:00:00+18:01", "2026-11-21T10:00:00+19:00", "2026-11-21T10:00:00+02:60", "2026-11-21T10:00:00.Z",
+                     "2026-11-21T10:00:00", "2026-11-21T10:00:00.5", "2026-11-21T10:00:00,5Z", "2026-11-21 10:00:00Z"] {
+            #expect(APIDate.parse(text) == nil, "\(text)")
+        }
+        let utc = try #require(APIDate.parse("2026-11-21T10:00:00Z"))
+        #expect(APIDate.parse("2026-11-21t10:00:00z") == utc)
+        #expect(APIDate.parse("2026-11-21T12:30:00+02:30") == utc)
+        #expect(APIDate.parse("2026-11-21T07:00:00-03:00") == utc)
+        #expect(APIDate.parse("2026-11-21T10:00:00.5Z") == utc.addingTimeInterval(0.5))
+        #expect(APIDate.parse("2026-11-22T04:00:00+18:00") == utc)
+    }
+
     @Test func aMillisecondTheStyleTruncatedIsWrittenAsSent() {
         let date = Date(timeIntervalSince1970: Double(3_833_107_742_699) / 1000)
         #expect(APIDate.string(date) == "2091-06-19T16:09:02.699Z")

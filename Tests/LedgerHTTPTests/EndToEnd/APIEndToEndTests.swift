@@ -212,6 +212,17 @@ struct APIEndToEndTests {
             let impossible = try await h.request(.get, "/v1/users/u1/entitlements?at=2026-02-30T00:00:00Z", key: H.readKey)
             #expect(impossible.status == .badRequest)
             #expect(try h.object(impossible)["code"] as? String == "invalid_query")
+            // Foundation's parser ignores what follows a date; the whole text must be one.
+            let trailing = try await h.request(.get, "/v1/users/u1/entitlements?as_of=2026-11-21T10:00:00Zjunk", key: H.readKey)
+            #expect(trailing.status == .badRequest)
+            #expect(try h.object(trailing)["code"] as? String == "invalid_query")
+            let grant = try await h.request(
+                .post, "/v1/users/u1/grants", key: H.adminKey,
+                json: #"{"entitlement":"pro","expires_at":"2027-01-01T00:00:00Z!!","reason":"support"}"#
+            )
+            #expect(grant.status == .badRequest)
+            #expect(try h.object(grant)["code"] as? String == "malformed_body")
+            #expect(try await h.eventCount() == 0)
         }
     }
 
