@@ -520,7 +520,8 @@ public final class SubscriptionLedger: Sendable {
         Timestamp.milliseconds(event.recordedAt ?? fallback)
     }
 
-    /// Whether `id` can be a user id: 1 to 256 characters, none of them control characters (the
+    /// Whether `id` can be a user id: 1 to 256 Unicode scalars (code points, as JSON Schema counts
+    /// `maxLength`; so at most 1 KiB of UTF-8), none of them control characters (the
     /// rule the HTTP API holds a submitted `user_id` and a path's id to).
     public static func isUserId(_ id: String) -> Bool {
         let utf8 = id.utf8
@@ -530,7 +531,7 @@ public final class SubscriptionLedger: Sendable {
         if utf8.allSatisfy({ $0 < 0x80 }) {
             return utf8.count <= 256 && !utf8.contains { $0 < 0x20 || $0 == 0x7F }
         }
-        return id.count <= 256 && !id.unicodeScalars.contains { $0.properties.generalCategory == .control }
+        return id.unicodeScalars.count <= 256 && !id.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 
     static func sha256(_ data: Data) -> String {
