@@ -47,7 +47,7 @@ public enum AppReceiptParser {
         do {
             attributes = try BER.parse(payload)
         } catch {
-            throw AppStoreError(.malformedReceipt, "receipt payload is not ASN.1: \(error)")
+            throw AppStoreError(.malformedReceipt, "receipt payload is not ASN.1: \(LibraryErrorText.describe(error))")
         }
         guard attributes.identifier == .set, case .constructed(let nodes) = attributes.content else {
             throw AppStoreError(.malformedReceipt, "receipt payload is not a SET of attributes")
@@ -148,7 +148,7 @@ public enum AppReceiptParser {
         do {
             node = try BER.parse(value)
         } catch {
-            throw AppStoreError(.malformedReceipt, "in-app attribute is not ASN.1: \(error)")
+            throw AppStoreError(.malformedReceipt, "in-app attribute is not ASN.1: \(LibraryErrorText.describe(error))")
         }
         guard node.identifier == .set, case .constructed(let nodes) = node.content else {
             throw AppStoreError(.malformedReceipt, "in-app attribute is not a SET")

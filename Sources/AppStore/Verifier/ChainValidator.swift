@@ -87,7 +87,7 @@ struct ChainValidator: Sendable {
         do {
             return (try Certificate(derEncoded: der), der)
         } catch {
-            throw AppStoreError(.invalidCertificate, "x5c \(role) certificate is not DER X.509: \(error)")
+            throw AppStoreError(.invalidCertificate, "x5c \(role) certificate is not DER X.509: \(LibraryErrorText.describe(error))")
         }
     }
 }

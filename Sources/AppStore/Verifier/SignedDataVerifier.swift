@@ -303,7 +303,7 @@ public final class SignedDataVerifier: Sendable {
     }
 
     private static func describe(_ error: any Error) -> String {
-        guard let error = error as? DecodingError else { return "\(error)" }
+        guard let error = error as? DecodingError else { return LibraryErrorText.describe(error) }
         switch error {
         case .typeMismatch(_, let context), .valueNotFound(_, let context), .keyNotFound(_, let context), .dataCorrupted(let context):
             let path = context.codingPath.map(\.stringValue).joined(separator: ".")

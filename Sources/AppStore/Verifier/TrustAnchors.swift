@@ -45,7 +45,7 @@ public enum TrustAnchors {
         do {
             return try Certificate(derEncoded: der)
         } catch {
-            throw AppStoreError(.invalidTrustAnchor, "trust anchor is not a DER X.509 certificate: \(error)")
+            throw AppStoreError(.invalidTrustAnchor, "trust anchor is not a DER X.509 certificate: \(LibraryErrorText.describe(error))")
         }
     }
 
@@ -66,13 +66,13 @@ public enum TrustAnchors {
             } catch let error as AppStoreError {
                 throw error
             } catch {
-                throw AppStoreError(.invalidTrustAnchor, "not a PEM certificate: \(error)")
+                throw AppStoreError(.invalidTrustAnchor, "not a PEM certificate: \(LibraryErrorText.describe(error))")
             }
         }
         do {
             return [try Certificate(derEncoded: contents)]
         } catch {
-            throw AppStoreError(.invalidTrustAnchor, "not a DER or PEM certificate: \(error)")
+            throw AppStoreError(.invalidTrustAnchor, "not a DER or PEM certificate: \(LibraryErrorText.describe(error))")
         }
     }
 

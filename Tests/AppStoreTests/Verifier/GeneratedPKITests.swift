@@ -182,6 +182,21 @@ import X509
         #expect(code == rejected.code)
     }
 
+    /// swift-asn1's and swift-certificates' error texts end with the Swift file and line that threw;
+    /// what reaches a client (and the rejections table) keeps their reason and drops that location.
+    @Test func aCertificateThatIsNotDERIsRefusedWithoutTheLibrarysSourceLocation() async throws {
+        let pki = try TestPKI()
+        let verifier = try pki.makeVerifier(bundleId: Self.bundleId)
+        let jws = try pki.sign(payloadJSON: JSONEncoder().encode(Self.transaction()), x5c: ["AAAA", pki.x5c[1], pki.x5c[2]])
+        await #expect {
+            _ = try await verifier.verifyTransaction(jws, now: fixedNow)
+        } throws: { error in
+            guard let error = error as? AppStoreError else { return false }
+            return error.code == .invalidCertificate && error.message.hasPrefix("x5c leaf certificate is not DER X.509: ")
+                && !error.message.contains(".swift") && error.message.contains("ASN1Error")
+        }
+    }
+
     static func flipByte(inSegment segment: Int, of jws: String) -> String {
         var parts = jws.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         var bytes = Array(Data(base64Encoded: padded(parts[segment])) ?? Data())
