@@ -61,8 +61,11 @@ extension Problem {
         case let error as DecodingError:
             self.init(status: .badRequest, code: "malformed_body", title: "Malformed body", detail: Self.describe(error))
         case let error as HTTPError:
+            // Titles are sentence case, as every other one here: the router's 404 and a route's
+            // (an unknown subscription) must not differ in title ("Not Found", "Not found").
+            let phrase = error.status.reasonPhrase
             self.init(status: error.status, code: error.status.code == 404 ? "not_found" : "http_\(error.status.code)",
-                      title: error.status.reasonPhrase, detail: error.body ?? error.status.reasonPhrase)
+                      title: phrase.prefix(1).uppercased() + phrase.dropFirst().lowercased(), detail: error.body ?? phrase)
         default:
             self.init(status: .internalServerError, code: "internal_error", title: "Internal error", detail: "the server failed to handle the request")
         }

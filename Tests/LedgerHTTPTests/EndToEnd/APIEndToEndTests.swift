@@ -242,8 +242,13 @@ struct APIEndToEndTests {
                 let unknown = try await h.request(.get, path, key: H.readKey)
                 #expect(unknown.status == .notFound, "\(path)")
                 #expect(try h.object(unknown)["code"] as? String == "not_found")
+                #expect(try h.object(unknown)["title"] as? String == "Not found", "\(path)")
                 #expect(unknown.headers[.allow] == nil)
             }
+            // A route's own 404 has the same title as the router's (RFC 9457: it does not change).
+            let subscription = try await h.request(.get, "/v1/subscriptions/424242", key: H.readKey)
+            #expect(subscription.status == .notFound)
+            #expect(try h.object(subscription)["title"] as? String == "Not found")
             #expect(try await h.eventCount() == 0)
         }
     }
