@@ -58,8 +58,11 @@ extension Problem {
             // A head that is not HTTP never reaches a route; the HTTP stack answers it.
             self.init(status: .badRequest, code: "malformed_request", title: "Malformed request",
                       detail: "the request could not be read: \(error.debugDescription)")
-        case let error as DecodingError:
-            self.init(status: .badRequest, code: "malformed_body", title: "Malformed body", detail: Self.describe(error))
+        case is DecodingError:
+            // Request bodies are decoded by `LedgerRoutes.decode`, which answers 400 `malformed_body`
+            // itself; one that gets here came from stored data this build cannot read (an event or a
+            // read model): the server's fault, not the request's.
+            self.init(status: .internalServerError, code: "internal_error", title: "Internal error", detail: "stored data could not be read")
         case let error as HTTPError:
             // Titles are sentence case, as every other one here: the router's 404 and a route's
             // (an unknown subscription) must not differ in title ("Not Found", "Not found").
@@ -73,6 +76,11 @@ extension Problem {
 
     static func title(_ code: String) -> String {
         code.split(separator: "_").enumerated().map { $0.offset == 0 ? $0.element.capitalized : String($0.element) }.joined(separator: " ")
+    }
+
+    /// A request body that did not decode: the client's fault.
+    static func malformedBody(_ error: DecodingError) -> Problem {
+        Problem(status: .badRequest, code: "malformed_body", title: "Malformed body", detail: describe(error))
     }
 
     static func describe(_ error: DecodingError) -> String {

@@ -172,7 +172,7 @@ public struct LedgerRoutes: Sendable {
         do {
             return try JSONDecoder().decode(T.self, from: Data(buffer: buffer))
         } catch let error as DecodingError {
-            throw Problem(error)
+            throw Problem.malformedBody(error)
         }
     }
 

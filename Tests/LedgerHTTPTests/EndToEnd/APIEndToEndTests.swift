@@ -226,6 +226,23 @@ struct APIEndToEndTests {
         }
     }
 
+    /// A GET never blames the request for the server's own data: an event this build cannot read
+    /// (appended past the ledger here) answers 500 `internal_error`, not 400 `malformed_body`.
+    @Test(arguments: TestDatabases.dialects)
+    func storedDataThisBuildCannotReadIsTheServersFaultNotTheRequests(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect) { h in
+            let unreadable = NewEvent(type: LedgerEventType.userLinked, data: Data(#"{"userId":5}"#.utf8))
+            _ = try await h.store.append(to: LedgerEventType.userStream("u9"), [unreadable])
+            // PostgreSQL's feed shows it once older transactions of the parallel tests have ended.
+            _ = try await readLog(h.store, atLeast: 1)
+            let response = try await h.request(.get, "/v1/users/u9/events", key: H.readKey)
+            #expect(response.status == .internalServerError)
+            let problem = try h.object(response)
+            #expect(problem["code"] as? String == "internal_error")
+            #expect(problem["detail"] as? String == "stored data could not be read")
+        }
+    }
+
     @Test(arguments: TestDatabases.dialects)
     func aServedPathWithAnotherMethodIs405NamingItsMethodsAndAnUnknownPathIs404(_ dialect: StorageDialect) async throws {
         try await H.run(dialect) { h in
