@@ -62,15 +62,16 @@ public struct APIKeyAuthenticator: Sendable {
         return key
     }
 
-    /// The secret of `Bearer <secret>` (the scheme in any case), or nil if the header is not that.
+    /// The secret of `Bearer <secret>` (the scheme in any case, then one or more spaces, as RFC 9110
+    /// allows), or nil if the header is not that.
     static func bearerSecret(_ header: String) -> Substring? {
         let utf8 = header.utf8
         guard let space = utf8.firstIndex(of: UInt8(ascii: " ")) else { return nil }
         let scheme = utf8[..<space]
         // `| 0x20` lowercases an ASCII letter, and makes a lowercase letter of no other byte.
         guard scheme.count == 6, zip(scheme, "bearer".utf8).allSatisfy({ $0 | 0x20 == $1 }) else { return nil }
-        let secret = header[utf8.index(after: space)...]
-        return secret.isEmpty ? nil : secret
+        guard let start = utf8[space...].firstIndex(where: { $0 != UInt8(ascii: " ") }) else { return nil }
+        return header[start...]
     }
 
     /// The SHA-256 of the secret's UTF-8, hashed where it lies when the string is contiguous (it is,
