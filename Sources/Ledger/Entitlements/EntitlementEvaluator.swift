@@ -54,7 +54,7 @@ public struct EntitlementEvaluator: Sendable {
                     productId: evaluation.productId,
                     expiresAt: evaluation.expiresAt,
                     gracePeriodExpiresAt: evaluation.gracePeriodExpiresAt,
-                    willRenew: evaluation.willRenew,
+                    willRenew: Self.renews(id, evaluation, catalog: catalog),
                     renewsToProductId: evaluation.renewsToProductId,
                     originalTransactionId: evaluation.originalTransactionId,
                     environment: evaluation.environment,
@@ -98,6 +98,15 @@ public struct EntitlementEvaluator: Sendable {
             userId: user.userId, evaluatedAt: date, asOf: asOf,
             entitlements: entitlements, subscriptions: subscriptions, position: position
         )
+    }
+
+    /// Whether the chain's next period still gives entitlement `id`: the chain renews, and into a
+    /// product that grants it. A pending downgrade to a product without it (premium to basic) ends
+    /// it at the expiry even though the subscription renews.
+    static func renews(_ id: String, _ evaluation: ChainEvaluation, catalog: ProductCatalog) -> Bool {
+        guard evaluation.willRenew else { return false }
+        guard let next = evaluation.renewsToProductId, next != evaluation.productId else { return true }
+        return catalog.entitlements(of: next).contains(id)
     }
 
     /// The entry for an entitlement a chain gave in an earlier period only (its product changed to one

@@ -161,6 +161,9 @@ struct SubscriptionLifecycleTests {
             let pending = try #require(try await h.entitlement("pro", of: "u1", at: 6))
             #expect(pending.productId == "pro.monthly")
             #expect(pending.renewsToProductId == next)
+            // The subscription renews either way; `pro` only into a product that grants it.
+            #expect(try await h.chain(at: 6)?.willRenew == true)
+            #expect(pending.willRenew == (next == "pro.yearly"))
             try await h.notify(.didRenew, transaction: H.transaction("1001", product: next, purchased: 30, expires: 60),
                                renewal: H.renewal(renewsTo: next, product: next, signed: 30), at: 30)
             #expect(try await h.chain(at: 31)?.productId == next)
