@@ -16,57 +16,38 @@ struct StorageOutageTests {
 
     @Test(.enabled(if: TestDatabases.dialects.contains(.postgres)))
     func requestsAnswer503WhilePostgreSQLIsAwayAndRecoverWhenItReturns() async throws {
-        let pki = try H.pki.get()
-        try await withFreshStore(.postgres) { fixture in
-            guard let url = TestDatabases.postgresURL else { throw PostgreSQLRequired() }
-            let direct = try PostgresSettings(url: url)
-            try await TCPRelay.run(to: direct.host, port: direct.port, up: false) { relay in
-                var settings = direct
-                settings.host = "127.0.0.1"
-                settings.port = relay.port
-                settings.searchPath = fixture.location
-                settings.acquireTimeout = .seconds(1)
-                let clock = ManualClock(Day.date(0))
-                let store = PostgresEventStore(settings: settings, logger: TestDatabases.logger, now: { clock.now() })
-                try await withRunning(store) {
-                    let app = try H.application(store: store, pki: pki, clock: clock, verifyReceiptURL: "http://127.0.0.1:1")
-                    try await app.test(.live) { client in
-                        // Counts go through `fixture.store`, which reaches PostgreSQL directly.
-                        let h = H(client: client, pki: pki, store: fixture.store, clock: clock, fixture: fixture)
-                        let bought = H.transaction("1000", purchased: 0, expires: 30)
-                        let renewed = H.transaction("1001", purchased: 30, expires: 60)
+        try await Self.withServerBehindRelay(acquireTimeout: .seconds(1)) { h, relay in
+            let bought = H.transaction("1000", purchased: 0, expires: 30)
+            let renewed = H.transaction("1001", purchased: 30, expires: 60)
 
-                        // Away from the start: nothing was ever connected.
-                        try await Self.expectUnavailable(h) { try await h.notify(.subscribed, transaction: bought, at: 0) }
-                        try await Self.expectUnavailable(h) { try await h.request(.get, "/v1/subscriptions/1000", key: H.readKey) }
-                        try await Self.expectUnavailable(h) { try await h.request(.get, "/ready") }
-                        #expect(try await h.request(.get, "/health").status == .ok)
-                        #expect(try await h.eventCount() == 0)
+            // Away from the start: nothing was ever connected.
+            try await Self.expectUnavailable(h) { try await h.notify(.subscribed, transaction: bought, at: 0) }
+            try await Self.expectUnavailable(h) { try await h.request(.get, "/v1/subscriptions/1000", key: H.readKey) }
+            try await Self.expectUnavailable(h) { try await h.request(.get, "/ready") }
+            #expect(try await h.request(.get, "/health").status == .ok)
+            #expect(try await h.eventCount() == 0)
 
-                        relay.setUp(true)
-                        try await Self.eventuallyRecorded(h) { try await h.notify(.subscribed, transaction: bought, at: 0) }
-                        #expect(try await h.eventCount() == 1)
-                        #expect(try await h.request(.get, "/ready").status == .ok)
+            relay.setUp(true)
+            try await Self.eventuallyRecorded(h) { try await h.notify(.subscribed, transaction: bought, at: 0) }
+            #expect(try await h.eventCount() == 1)
+            #expect(try await h.request(.get, "/ready").status == .ok)
 
-                        // Away again, with the pool's connections open: they are dropped under it.
-                        relay.setUp(false)
-                        try await Self.expectUnavailable(h) { try await h.notify(.didRenew, transaction: renewed, at: 30) }
-                        // The feed reads its first page before answering, so it is a 503 too, not a 200 cut short.
-                        try await Self.expectUnavailable(h) {
-                            try await h.request(.get, "/v1/events?after=0-0", key: H.readKey, headers: [.accept: "application/x-ndjson"])
-                        }
-                        try await Self.expectUnavailable(h) { try await h.request(.get, "/v1/subscriptions/1000", key: H.readKey) }
-                        #expect(try await h.eventCount() == 1)
-
-                        relay.setUp(true)
-                        try await Self.eventuallyRecorded(h) { try await h.notify(.didRenew, transaction: renewed, at: 30) }
-                        #expect(try await h.eventCount() == 2)
-                        let chain = try h.object(try await h.request(.get, "/v1/subscriptions/1000?at=\(Day.iso(45))", key: H.readKey))
-                        #expect(chain["latest_transaction_id"] as? String == "1001")
-                        #expect(chain["status"] as? String == "active")
-                    }
-                }
+            // Away again, with the pool's connections open: they are dropped under it.
+            relay.setUp(false)
+            try await Self.expectUnavailable(h) { try await h.notify(.didRenew, transaction: renewed, at: 30) }
+            // The feed reads its first page before answering, so it is a 503 too, not a 200 cut short.
+            try await Self.expectUnavailable(h) {
+                try await h.request(.get, "/v1/events?after=0-0", key: H.readKey, headers: [.accept: "application/x-ndjson"])
             }
+            try await Self.expectUnavailable(h) { try await h.request(.get, "/v1/subscriptions/1000", key: H.readKey) }
+            #expect(try await h.eventCount() == 1)
+
+            relay.setUp(true)
+            try await Self.eventuallyRecorded(h) { try await h.notify(.didRenew, transaction: renewed, at: 30) }
+            #expect(try await h.eventCount() == 2)
+            let chain = try h.object(try await h.request(.get, "/v1/subscriptions/1000?at=\(Day.iso(45))", key: H.readKey))
+            #expect(chain["latest_transaction_id"] as? String == "1001")
+            #expect(chain["status"] as? String == "active")
         }
     }
 
@@ -75,6 +56,33 @@ struct StorageOutageTests {
     /// 503 and its reason.
     @Test(.enabled(if: TestDatabases.dialects.contains(.postgres)))
     func readyAnswers503WithinItsOwnWaitWhilePostgreSQLIsAway() async throws {
+        try await Self.withServerBehindRelay(acquireTimeout: .seconds(30)) { h, relay in
+            let start = ContinuousClock.now
+            let response = try await h.request(.get, "/ready")
+            let waited = ContinuousClock.now - start
+            #expect(response.status == .serviceUnavailable)
+            let problem = try h.object(response)
+            #expect(problem["code"] as? String == "storage_unavailable")
+            #expect((problem["detail"] as? String)?.contains("does not answer") == true)
+            #expect(waited >= HealthRoutes.defaultReadinessWait, "answered after \(waited)")
+            #expect(waited < .seconds(10), "answered after \(waited), not within the probe's wait")
+
+            relay.setUp(true)
+            let deadline = ContinuousClock.now + .seconds(30)
+            var ready = try await h.request(.get, "/ready")
+            while ready.status == .serviceUnavailable && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(200))
+                ready = try await h.request(.get, "/ready")
+            }
+            #expect(ready.status == .ok)
+        }
+    }
+
+    /// Runs `body` against a live server whose PostgreSQL is reached through `relay`, which starts
+    /// down. The harness counts events through `fixture.store`, which reaches PostgreSQL directly.
+    private static func withServerBehindRelay(
+        acquireTimeout: Duration, _ body: @escaping @Sendable (H, TCPRelay) async throws -> Void
+    ) async throws {
         let pki = try H.pki.get()
         try await withFreshStore(.postgres) { fixture in
             guard let url = TestDatabases.postgresURL else { throw PostgreSQLRequired() }
@@ -84,31 +92,13 @@ struct StorageOutageTests {
                 settings.host = "127.0.0.1"
                 settings.port = relay.port
                 settings.searchPath = fixture.location
-                settings.acquireTimeout = .seconds(30)
+                settings.acquireTimeout = acquireTimeout
                 let clock = ManualClock(Day.date(0))
                 let store = PostgresEventStore(settings: settings, logger: TestDatabases.logger, now: { clock.now() })
                 try await withRunning(store) {
                     let app = try H.application(store: store, pki: pki, clock: clock, verifyReceiptURL: "http://127.0.0.1:1")
                     try await app.test(.live) { client in
-                        let h = H(client: client, pki: pki, store: fixture.store, clock: clock, fixture: fixture)
-                        let start = ContinuousClock.now
-                        let response = try await h.request(.get, "/ready")
-                        let waited = ContinuousClock.now - start
-                        #expect(response.status == .serviceUnavailable)
-                        let problem = try h.object(response)
-                        #expect(problem["code"] as? String == "storage_unavailable")
-                        #expect((problem["detail"] as? String)?.contains("does not answer") == true)
-                        #expect(waited >= HealthRoutes.defaultReadinessWait, "answered after \(waited)")
-                        #expect(waited < .seconds(10), "answered after \(waited), not within the probe's wait")
-
-                        relay.setUp(true)
-                        let deadline = ContinuousClock.now + .seconds(30)
-                        var ready = try await h.request(.get, "/ready")
-                        while ready.status == .serviceUnavailable && ContinuousClock.now < deadline {
-                            try await Task.sleep(for: .milliseconds(200))
-                            ready = try await h.request(.get, "/ready")
-                        }
-                        #expect(ready.status == .ok)
+                        try await body(H(client: client, pki: pki, store: fixture.store, clock: clock, fixture: fixture), relay)
                     }
                 }
             }
