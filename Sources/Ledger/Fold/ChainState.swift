@@ -37,10 +37,24 @@ public struct ChainState: Codable, Hashable, Sendable {
     }
 
     /// Folds in one transaction observation from event `eventID`.
+    ///
+    /// The kept observation's `type` is the preferred one of every observation of the transaction
+    /// (`ProductType.preferred`), not only the winner's: a receipt asserted after a signed
+    /// transaction must not turn Apple's `Consumable` into the receipt's fallback `Non-Consumable`.
     public mutating func apply(_ observation: TransactionObservation, eventID: String) {
-        let observed = Observed(observation, assertedAt: observation.assertedAt, eventID: eventID)
+        var observed = Observed(observation, assertedAt: observation.assertedAt, eventID: eventID)
         if let token = observation.appAccountToken { Self.insert(token, into: &appAccountTokens) }
-        if let current = transactions[observation.transactionId], !Self.supersedes(observed, current) { return }
+        if var current = transactions[observation.transactionId] {
+            let type = ProductType.preferred(current.value.type, observation.type)
+            guard Self.supersedes(observed, current) else {
+                if type != current.value.type {
+                    current.value.type = type
+                    transactions[observation.transactionId] = current
+                }
+                return
+            }
+            observed.value.type = type
+        }
         transactions[observation.transactionId] = observed
     }
 

@@ -487,6 +487,25 @@ struct APIEndToEndTests {
         }
     }
 
+    /// A receipt states no product type, so an entry without an expiry reads as non-consumable. A
+    /// consumable the app has not finished is still listed: the type Apple signed for it stays,
+    /// so it does not become a lifetime purchase when the receipt arrives after the transaction.
+    @Test(arguments: TestDatabases.dialects)
+    func aReceiptListingASignedConsumableLeavesItConsumable(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect) { h in
+            let coins = H.transaction("3500", original: "3500", product: "coins.100", purchased: 1, expires: nil, type: .consumable)
+            #expect(try await h.submit(user: "u7", coins, at: 1).status == .ok)
+            h.clock.set(Day.date(10))
+            let receipt = try await h.request(.post, "/v1/apple/receipts", key: H.ingestKey, json: #"{"user_id":"u7","receipt_data":"consumable-receipt"}"#)
+            #expect(receipt.status == .ok)
+            let chain = try h.object(try await h.request(.get, "/v1/subscriptions/3500?at=\(Day.iso(11))", key: H.readKey))
+            #expect(chain["status"] as? String == "expired")
+            #expect(chain["active"] as? Bool == false)
+            // A consumable's access ends at its purchase.
+            #expect((chain["expires_at"] as? String)?.hasPrefix(String(Day.iso(1).prefix(19))) == true)
+        }
+    }
+
     /// A V1 notification with the app's password is recorded once (Apple's retry is a duplicate); one
     /// from an environment the app does not accept is refused like a V2 one, and so is a receipt.
     @Test(arguments: TestDatabases.dialects)

@@ -7,13 +7,20 @@ import NIOCore
 
 /// A local stand-in for Apple's verifyReceipt: production answers 21007 (a sandbox receipt) for
 /// `sandbox-receipt`, 21005 for `flaky-receipt`, 21004 (wrong shared secret) for
-/// `wrong-secret-receipt`; the sandbox validates it.
+/// `wrong-secret-receipt`; the sandbox validates it, and answers `consumable-receipt` with a
+/// receipt listing consumable 3500 (`coins.100`), which the app has not finished.
 enum FakeVerifyReceipt {
     static let sandboxResponse = """
         {"status":0,"environment":"Sandbox","receipt":{"bundle_id":"com.example.app","request_date_ms":"\(Day.ms(10))","in_app":[]},
          "latest_receipt_info":[{"quantity":"1","product_id":"pro.monthly","transaction_id":"3000","original_transaction_id":"3000",
            "purchase_date_ms":"\(Day.ms(0))","expires_date_ms":"\(Day.ms(30))","is_trial_period":"false"}],
          "pending_renewal_info":[{"auto_renew_product_id":"pro.monthly","auto_renew_status":"1","original_transaction_id":"3000","product_id":"pro.monthly"}]}
+        """
+
+    static let consumableResponse = """
+        {"status":0,"environment":"Sandbox","receipt":{"bundle_id":"com.example.app","request_date_ms":"\(Day.ms(10))","in_app":[]},
+         "latest_receipt_info":[{"quantity":"1","product_id":"coins.100","transaction_id":"3500","original_transaction_id":"3500",
+           "purchase_date_ms":"\(Day.ms(1))","is_trial_period":"false"}]}
         """
 
     static func run(_ body: @Sendable (String) async throws -> Void) async throws {
@@ -23,8 +30,10 @@ enum FakeVerifyReceipt {
             let status = text.contains("flaky-receipt") ? 21005 : text.contains("wrong-secret-receipt") ? 21004 : 21007
             return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: #"{"status":\#(status)}"#)))
         }
-        router.post("sandbox") { _, _ -> Response in
-            Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: sandboxResponse)))
+        router.post("sandbox") { request, _ -> Response in
+            let text = String(buffer: try await request.body.collect(upTo: 1 << 20))
+            let answer = text.contains("consumable-receipt") ? consumableResponse : sandboxResponse
+            return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: answer)))
         }
         let (portStream, portContinuation) = AsyncStream<Int>.makeStream()
         let app = Application(

@@ -34,6 +34,13 @@ struct FoldPermutationTests {
                 }
             }
             if Int.random(in: 0..<5, using: &random) == 0 {
+                // Listed again by a receipt, which states no type: its fallback must not win.
+                var listed = transaction
+                listed.type = ProductType.nonConsumable
+                listed.assertedAt += Int64.random(in: 0...3, using: &random) * Day.length
+                events.append((UUID(uuid: Self.uuid(&random)).uuidString.lowercased(), AppleFact(raw: "", transactions: [listed])))
+            }
+            if Int.random(in: 0..<5, using: &random) == 0 {
                 transaction.isUpgraded = true
                 transaction.assertedAt += Day.length
                 events.append((UUID(uuid: Self.uuid(&random)).uuidString.lowercased(), AppleFact(raw: "", transactions: [transaction])))
@@ -74,6 +81,8 @@ struct FoldPermutationTests {
     func anyArrivalOrderFoldsToTheSameStateAndStatus(_ seed: Int) {
         let events = Self.lifecycle(seed: UInt64(seed))
         let reference = Self.fold(events)
+        // Apple signed every transaction as a subscription; a receipt's listing does not change that.
+        #expect(reference.transactions.values.allSatisfy { $0.value.type == ProductType.autoRenewable }, "seed \(seed)")
         let evaluator = ChainEvaluator(catalog: LedgerHarness.catalog)
         let moments = stride(from: 0.0, through: 300.0, by: 7.5).map(Day.date)
         let referenceStatus = moments.map { evaluator.evaluate(reference, at: $0) }

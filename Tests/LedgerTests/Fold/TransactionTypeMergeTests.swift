@@ -1,0 +1,73 @@
+import Foundation
+import Ledger
+import Testing
+
+/// A receipt or a V1 notification states no product type, so an entry without an expiry or a
+/// configured duration is read as `Non-Consumable`. When Apple signed the same transaction with its
+/// real type, that type is kept whichever observation wins and in whichever order they are folded:
+/// an unfinished consumable listed in a later receipt must not become a lifetime purchase.
+struct TransactionTypeMergeTests {
+    private static let catalog = ProductCatalog(products: [
+        "coins.100": .init(entitlements: []),
+        "pass.30days": .init(entitlements: ["pro"], durationDays: 30),
+    ])
+
+    private static func observation(_ product: String, type: String, assertedAt: Int64) -> TransactionObservation {
+        TransactionObservation(
+            transactionId: "5", originalTransactionId: "5", productId: product, type: type,
+            purchaseDate: 100, expiresDate: nil, environment: "Sandbox", assertedAt: assertedAt
+        )
+    }
+
+    /// The kept observation of transaction 5 after folding `observations` in every order.
+    private static func kept(_ observations: [TransactionObservation]) -> Set<TransactionObservation> {
+        let tagged = Array(zip(observations, ["a", "b", "c"]))
+        var results: Set<TransactionObservation> = []
+        for order in [tagged, tagged.reversed(), [tagged[1], tagged[0]] + tagged.dropFirst(2)] {
+            var state = ChainState(originalTransactionId: "5")
+            for (observation, id) in order { state.apply(observation, eventID: id) }
+            if let kept = state.transactions["5"]?.value { results.insert(kept) }
+        }
+        return results
+    }
+
+    @Test func aSignedConsumableStaysConsumableWhenALaterReceiptListsIt() throws {
+        let signed = Self.observation("coins.100", type: ProductType.consumable, assertedAt: 100)
+        let receipt = Self.observation("coins.100", type: ProductType.nonConsumable, assertedAt: 200)
+        let kept = Self.kept([signed, receipt])
+        var expected = receipt
+        expected.type = ProductType.consumable
+        #expect(kept == [expected])
+
+        var state = ChainState(originalTransactionId: "5")
+        state.apply(receipt, eventID: "b")
+        state.apply(signed, eventID: "a")
+        let evaluation = try #require(ChainEvaluator(catalog: Self.catalog).evaluate(state, at: Date(timeIntervalSince1970: 3600)))
+        #expect(evaluation.status == .expired)
+        #expect(evaluation.productType == ProductType.consumable)
+    }
+
+    @Test func aSignedNonRenewingSubscriptionKeepsItsTermWhenAReceiptListsIt() {
+        let receipt = Self.observation("pass.30days", type: ProductType.nonConsumable, assertedAt: 300)
+        let signed = Self.observation("pass.30days", type: ProductType.nonRenewing, assertedAt: 100)
+        let again = Self.observation("pass.30days", type: ProductType.nonConsumable, assertedAt: 400)
+        #expect(Self.kept([receipt, signed, again]).map(\.type) == [ProductType.nonRenewing])
+    }
+
+    @Test func agreeingObservationsKeepTheirType() {
+        let first = Self.observation("coins.100", type: ProductType.consumable, assertedAt: 100)
+        let second = Self.observation("coins.100", type: ProductType.consumable, assertedAt: 200)
+        #expect(Self.kept([first, second]) == [second])
+    }
+
+    @Test func thePreferenceIsAFunctionOfThePair() {
+        let types = [ProductType.nonConsumable, ProductType.nonRenewing, ProductType.consumable, ProductType.autoRenewable, "Future Type"]
+        for lhs in types {
+            for rhs in types {
+                #expect(ProductType.preferred(lhs, rhs) == ProductType.preferred(rhs, lhs), "\(lhs) \(rhs)")
+                #expect(ProductType.preferred(lhs, lhs) == lhs)
+            }
+            #expect(ProductType.preferred(lhs, ProductType.nonConsumable) == lhs)
+        }
+    }
+}
