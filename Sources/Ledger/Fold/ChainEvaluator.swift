@@ -27,7 +27,8 @@ public struct ChainEvaluator: Sendable {
         let renewal = state.renewal(at: known)?.value
         let expiry = expiry(of: governing)
         let grace = renewal?.gracePeriodExpiresDate
-        let revocation = governing.revocationDate.flatMap { $0 <= known ? $0 : nil }
+        let revoked = Self.revokedTransaction(governing, of: state, known: known)
+        let revocation = revoked.revocationDate.flatMap { $0 <= known ? $0 : nil }
         // Apple revokes an upgraded period at the upgrade; until the new transaction is known the old
         // one governs, and it ended then: not a refund.
         let upgradedAway = governing.isUpgraded && revocation != nil
@@ -35,7 +36,7 @@ public struct ChainEvaluator: Sendable {
         if upgradedAway {
             status = .expired
         } else if revocation != nil {
-            status = Self.isRevokedFromFamilySharing(governing) ? .revoked : .refunded
+            status = Self.isRevokedFromFamilySharing(revoked) ? .revoked : .refunded
         } else if governing.type == ProductType.consumable {
             status = .expired
         } else if let expiry, expiry <= at {
@@ -65,8 +66,21 @@ public struct ChainEvaluator: Sendable {
             ownership: governing.ownership == "FAMILY_SHARED" ? "family_shared" : "purchased",
             purchasedAt: Self.date(governing.purchaseDate),
             revokedAt: upgradedAway ? nil : revocation.map(Self.date),
-            revocationReason: revocation == nil || upgradedAway ? nil : governing.revocationReason
+            revocationReason: revocation == nil || upgradedAway ? nil : revoked.revocationReason
         )
+    }
+
+    /// The transaction whose revocation decides the chain's: the governing one, except in a
+    /// non-consumable chain. There a restore (StoreKit 1's `restoreCompletedTransactions`) is a new
+    /// transaction of the same purchase, with a later purchase date, so it governs; Apple refunds
+    /// the purchase, not the restore, and a receipt then leaves the purchase out. So the earliest
+    /// revocation known by `known` of any transaction of the chain counts.
+    static func revokedTransaction(_ governing: TransactionObservation, of state: ChainState, known: Int64) -> TransactionObservation {
+        guard governing.type == ProductType.nonConsumable, governing.revocationDate.map({ $0 > known }) ?? true else { return governing }
+        let revoked = state.transactions(boughtBy: known).filter { transaction in
+            transaction.type == ProductType.nonConsumable && transaction.revocationDate.map { $0 <= known } == true
+        }
+        return revoked.min { ($0.revocationDate ?? .max, $0.transactionId) < ($1.revocationDate ?? .max, $1.transactionId) } ?? governing
     }
 
     /// How far (milliseconds) Apple's dates may run ahead of `at` and still count as known by then.

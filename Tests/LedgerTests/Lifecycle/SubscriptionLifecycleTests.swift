@@ -200,6 +200,27 @@ struct SubscriptionLifecycleTests {
         }
     }
 
+    /// StoreKit 1 restores a non-consumable as a new transaction of the same purchase, with a later
+    /// purchase date; Apple's refund names the purchase. The refund ends the restored copy too, and
+    /// its reversal gives it back.
+    @Test func aRefundOfANonConsumablePurchaseEndsItsRestoresToo() async throws {
+        try await H.run { h in
+            let purchase = H.transaction("5000", original: "5000", product: "lifetime.pro", purchased: 0, type: .nonConsumable)
+            try await h.submit(user: "u1", purchase, at: 0)
+            try await h.submit(user: "u1", H.transaction("5001", original: "5000", product: "lifetime.pro", purchased: 20, type: .nonConsumable), at: 20)
+            #expect(try await h.entitlement("pro", of: "u1", at: 30)?.active == true)
+            try await h.notify(.refund, transaction: H.transaction("5000", original: "5000", product: "lifetime.pro", purchased: 0, type: .nonConsumable, signed: 50, revoked: 50), at: 50)
+            let refunded = try #require(try await h.entitlement("pro", of: "u1", at: 51))
+            #expect(refunded.status == "refunded")
+            #expect(!refunded.active)
+            #expect(refunded.revokedAt == Day.date(50))
+            // Before the refund's date the restored copy gave access.
+            #expect(try await h.entitlement("pro", of: "u1", at: 49)?.active == true)
+            try await h.notify(.refundReversed, transaction: H.transaction("5000", original: "5000", product: "lifetime.pro", purchased: 0, type: .nonConsumable, signed: 60), at: 60)
+            #expect(try await h.entitlement("pro", of: "u1", at: 61)?.status == "active")
+        }
+    }
+
     @Test func consumableIsRecordedButGrantsNothing() async throws {
         try await H.run { h in
             let view = try await h.submit(user: "u1", H.transaction("6000", original: "6000", product: "coins.100", purchased: 0, type: .consumable), at: 0)
