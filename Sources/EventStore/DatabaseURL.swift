@@ -39,10 +39,17 @@ public enum DatabaseURL: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The URL with any password replaced, for logs and error messages.
+    ///
+    /// A password holding `/`, `#` or `?` unescaped makes the URL unreadable to `URLComponents` (or
+    /// read as a port and a path), so then everything between the scheme and the last `@` is hidden,
+    /// the user name too: the text is going into an error message because it could not be read.
     static func redacted(_ text: String) -> String {
-        guard var components = URLComponents(string: text), components.password != nil else { return text }
-        components.password = "***"
-        return components.string ?? "<unparseable URL>"
+        if var components = URLComponents(string: text), components.password != nil {
+            components.password = "***"
+            if let string = components.string { return string }
+        }
+        guard let scheme = text.range(of: "://"), let at = text[scheme.upperBound...].lastIndex(of: "@") else { return text }
+        return String(text[..<scheme.upperBound]) + "***" + String(text[at...])
     }
 }
 
@@ -70,12 +77,23 @@ public struct PostgresSettings: Sendable, Hashable, CustomStringConvertible {
     /// Parses `postgres://user:password@host:port/database?options`.
     public init(url text: String) throws(EventStoreError) {
         guard let components = URLComponents(string: text), let host = components.host, !host.isEmpty else {
-            throw EventStoreError(.invalidDatabaseURL, "cannot read PostgreSQL URL \(DatabaseURL.redacted(text))")
+            throw EventStoreError(
+                .invalidDatabaseURL,
+                "cannot read PostgreSQL URL \(DatabaseURL.redacted(text)) (percent-encode a /, #, ? or @ in the password)"
+            )
         }
         self.host = host
         self.port = components.port ?? 5432
         self.username = components.user.flatMap { $0.removingPercentEncoding } ?? "postgres"
         self.password = components.password.flatMap { $0.removingPercentEncoding }
+        // `postgres://u:12/34@h/db` reads as host u, port 12 and database "34@h/db": a password holding
+        // an unescaped `/` leaves an `@` or a `/` in the path, which no database name needs unescaped.
+        guard !components.percentEncodedPath.dropFirst().contains(where: { $0 == "/" || $0 == "@" }) else {
+            throw EventStoreError(
+                .invalidDatabaseURL,
+                "cannot read PostgreSQL URL \(DatabaseURL.redacted(text)): percent-encode a /, #, ? or @ in the password or the database name"
+            )
+        }
         let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
         self.database = path.isEmpty ? nil : path
         self.tls = .disable
