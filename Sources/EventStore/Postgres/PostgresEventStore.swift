@@ -230,9 +230,15 @@ public final class PostgresEventStore: EventStore {
     public func transaction<T: Sendable>(_ body: (any ProjectionTransaction) async throws -> T) async throws -> T {
         for attempt in 1... {
             let appended = Mutex(false)
+            // Appends remember their new heads before the commit; if it never comes, those heads
+            // were never stored, and another process may store its own at the same versions.
+            let touched = Mutex<Set<String>>([])
             do {
                 let result = try await connections.withTransaction(logger: logger) { connection in
-                    try await body(self.projectionTransaction(connection) { result in appended.withLock { $0 = $0 || !result.isDuplicate } })
+                    try await body(self.projectionTransaction(connection) { result in
+                        appended.withLock { $0 = $0 || !result.isDuplicate }
+                        touched.withLock { streams in for event in result.events { streams.insert(event.streamID) } }
+                    })
                 }
                 if appended.withLock({ $0 }) {
                     changes.notify()
@@ -240,6 +246,7 @@ public final class PostgresEventStore: EventStore {
                 }
                 return result
             } catch {
+                for stream in touched.withLock({ $0 }) { heads.forget(stream) }
                 try Self.rethrowUnlessLostRace(error)
             }
             try await Self.backOff(after: attempt, "a write transaction")

@@ -220,4 +220,34 @@ struct TransactionAppendContractTests {
             #expect(try await store.audit(progress: nil).isIntact)
         }
     }
+
+    /// A transaction that rolls back leaves no head of its appends in the process's cache: another
+    /// process may then store those versions itself, and the next append here must chain from what
+    /// it stored, or the stream's hash chain breaks for good.
+    @Test(.enabled(if: TestDatabases.dialects.contains(.postgres)))
+    func aRolledBackTransactionLeavesNoHeadBehindForTheNextAppend() async throws {
+        guard let url = TestDatabases.postgresURL else { throw PostgreSQLRequired() }
+        struct Abandoned: Error {}
+        try await withPostgresSchema(url: url) { settings, _, _ in
+            let here = PostgresEventStore(settings: settings, logger: TestDatabases.logger)
+            let elsewhere = PostgresEventStore(settings: settings, logger: TestDatabases.logger)
+            try await withRunning(here) {
+                try await withRunning(elsewhere) {
+                    try await here.migrate()
+                    _ = try await here.append(to: "s", [event("one")], expectedVersion: .any)
+                    await #expect(throws: Abandoned.self) {
+                        try await here.transaction { transaction in
+                            _ = try await transaction.append(to: "s", [event("rolled back")], expectedVersion: .any)
+                            throw Abandoned()
+                        }
+                    }
+                    _ = try await elsewhere.append(to: "s", [event("two")], expectedVersion: .any)
+                    _ = try await here.append(to: "s", [event("three")], expectedVersion: .any)
+                    #expect(try await here.readStream("s").map(\.type) == ["one", "two", "three"])
+                    let report = try await here.audit(progress: nil)
+                    #expect(report.isIntact, "\(report)")
+                }
+            }
+        }
+    }
 }
