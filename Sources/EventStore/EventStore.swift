@@ -34,7 +34,10 @@ public protocol EventStore: Sendable {
     /// Appends events to a stream atomically, skipping duplicates by dedupe key.
     ///
     /// - Parameters:
-    ///   - stream: The stream id, for example `subscription-2000000123`.
+    ///   - stream: The stream id, for example `subscription-2000000123`. In Unicode Normalization
+    ///     Form C: the database tells ids apart by their bytes, but this process's caches compare
+    ///     them as Swift strings, by canonical equivalence, so two spellings of one id would share
+    ///     a cached head (the HTTP API refuses user ids that are not NFC).
     ///   - events: The events to append, in order.
     ///   - expectedVersion: The version the stream must be at; checked only if some event is new, so a
     ///     retried append of the same events is a duplicate rather than a conflict.

@@ -521,8 +521,12 @@ public final class SubscriptionLedger: Sendable {
     }
 
     /// Whether `id` can be a user id: 1 to 256 Unicode scalars (code points, as JSON Schema counts
-    /// `maxLength`; so at most 1 KiB of UTF-8), none of them control characters (the
-    /// rule the HTTP API holds a submitted `user_id` and a path's id to).
+    /// `maxLength`; so at most 1 KiB of UTF-8) in Normalization Form C, none of them control
+    /// characters (the rule the HTTP API holds a submitted `user_id` and a path's id to).
+    ///
+    /// NFC because Swift compares strings by canonical equivalence and the databases by bytes:
+    /// `café` precomposed and decomposed would be one key in the ledger's dictionaries and caches
+    /// and two streams in the store, and a stream could take the other's head.
     public static func isUserId(_ id: String) -> Bool {
         let utf8 = id.utf8
         guard !utf8.isEmpty else { return false }
@@ -532,6 +536,7 @@ public final class SubscriptionLedger: Sendable {
             return utf8.count <= 256 && !utf8.contains { $0 < 0x20 || $0 == 0x7F }
         }
         return id.unicodeScalars.count <= 256 && !id.unicodeScalars.contains { $0.properties.generalCategory == .control }
+            && id.utf8.elementsEqual(id.precomposedStringWithCanonicalMapping.utf8)
     }
 
     static func sha256(_ data: Data) -> String {

@@ -188,7 +188,7 @@ public struct LedgerRoutes: Sendable {
     }
 
     /// A path parameter, percent-decoded (the router matches the raw path, so `alice%40x.com` arrives
-    /// encoded) and checked like an id in a body: 1 to 256 characters, none of them control characters.
+    /// encoded) and checked like an id in a body (`SubscriptionLedger.isUserId`).
     static func pathParameter(_ context: LedgerRequestContext, _ name: String) throws -> String {
         let raw = try context.parameters.require(name)
         // Foundation's decoding goes through CFString, a few percent of a read's CPU; most ids have no escape.
@@ -201,10 +201,11 @@ public struct LedgerRoutes: Sendable {
         return decoded
     }
 
-    /// What is wrong with an id a client chose, or nil: it must be 1 to 256 characters without control
-    /// characters, so it can always be named in a path and stored as text.
+    /// What is wrong with an id a client chose, or nil: it must be 1 to 256 code points in Unicode
+    /// Normalization Form C without control characters, so it can always be named in a path, stored
+    /// as text, and told from another id by its bytes.
     static func problem(withIdentifier id: String, named name: String) -> String? {
-        SubscriptionLedger.isUserId(id) ? nil : "\(name) must be 1 to 256 characters, none of them control characters"
+        SubscriptionLedger.isUserId(id) ? nil : "\(name) must be 1 to 256 code points in Unicode Normalization Form C, none of them control characters"
     }
 
     static func date(_ request: Request, _ name: String) throws -> Date? {

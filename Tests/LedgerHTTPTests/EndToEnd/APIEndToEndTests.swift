@@ -364,6 +364,9 @@ struct APIEndToEndTests {
             #expect(try h.object(grant)["user_id"] as? String == user)
             #expect(try await h.request(.get, "/v1/subscriptions/%31000", key: H.readKey).status == .ok)
 
+            let precomposed = try await h.request(.post, "/v1/users/caf%C3%A9/grants", key: H.adminKey,
+                                                  json: #"{"entitlement":"pro","expires_at":"\#(Day.iso(20))","reason":"support"}"#)
+            #expect(precomposed.status == .created)
             let before = try await h.eventCount()
             let control = try await h.request(.get, "/v1/users/a%01b/entitlements", key: H.readKey)
             #expect(control.status == .badRequest)
@@ -376,6 +379,10 @@ struct APIEndToEndTests {
             let long = try await h.request(.post, "/v1/users/\(String(repeating: "x", count: 257))/grants", key: H.adminKey,
                                             json: #"{"entitlement":"pro","expires_at":"\#(Day.iso(20))","reason":"support"}"#)
             #expect(try h.object(long)["code"] as? String == "invalid_path")
+            // A decomposed é: canonically equal to café in Swift, another stream in the database.
+            let decomposed = try await h.request(.post, "/v1/users/cafe%CC%81/grants", key: H.adminKey,
+                                                 json: #"{"entitlement":"pro","expires_at":"\#(Day.iso(20))","reason":"support"}"#)
+            #expect(try h.object(decomposed)["code"] as? String == "invalid_path")
             let submitted = try await h.request(.post, "/v1/apple/transactions", key: H.ingestKey, json: #"{"user_id":"a\u0000b","signed_transaction":"x"}"#)
             #expect(submitted.status == .badRequest)
             #expect(try h.object(submitted)["code"] as? String == "malformed_body")
