@@ -30,6 +30,24 @@ public struct LedgerReplayer: Sendable {
         public var description: String { "\(model)/\(key): \(kind.rawValue)" }
     }
 
+    /// The fold read fewer events than the store holds, so its read models would miss facts:
+    /// nothing is swapped in or compared. In PostgreSQL, readers see an event only once every
+    /// transaction older than its own has ended, and never one whose transaction id the server has
+    /// not reached (history restored with `pg_dump` into another cluster).
+    public struct IncompleteFold: Error, Sendable, Hashable, CustomStringConvertible {
+        public var folded: Int
+        public var stored: Int
+
+        public var description: String {
+            """
+            the fold read \(folded) of the \(stored) stored events; the others are hidden from readers, \
+            behind a transaction still open on the database server or with transaction ids it has not \
+            reached (restored from another cluster: see operations.md). Nothing was changed; try again \
+            once no old transaction is open
+            """
+        }
+    }
+
     /// What a replay did.
     public struct Report: Sendable, Hashable {
         public var events: Int
@@ -88,6 +106,8 @@ public struct LedgerReplayer: Sendable {
                 }
             }
         }
+        // Events appended meanwhile may make `count` exceed `total`; fewer means some were hidden.
+        guard count >= total else { throw IncompleteFold(folded: count, stored: total) }
         return (try await documents.documents(), count)
     }
 

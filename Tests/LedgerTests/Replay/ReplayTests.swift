@@ -53,6 +53,41 @@ struct ReplayTests {
         }
     }
 
+    /// An event PostgreSQL hides from readers (an older transaction is still open on the server) is
+    /// counted but not folded: the replay changes nothing and says why, instead of swapping in read
+    /// models that miss it; once that transaction ends, the same replay goes through.
+    @Test(.enabled(if: TestDatabases.dialects.contains(.postgres)))
+    func aReplayThatCannotReadEveryEventChangesNothing() async throws {
+        try await H.run(dialect: .postgres) { h in
+            try await Self.mixedWorkload(h)
+            let stored = try await readLog(h.store, atLeast: 13).events.count
+            let raw = try #require(h.fixture.rawPostgres)
+            try await raw.withConnection { connection in
+                _ = try await connection.query("BEGIN", logger: TestDatabases.logger)
+                _ = try await connection.query("SELECT pg_current_xact_id()", logger: TestDatabases.logger)
+                // Committed after the open transaction began: counted, but hidden from readers.
+                try await h.submit(user: "dave", H.transaction("4000", original: "4000", purchased: 50, expires: 80), at: 50)
+                let before = try await h.store.projectionDocuments()
+                let replayer = LedgerReplayer(store: h.store)
+                await #expect {
+                    _ = try await replayer.rebuild()
+                } throws: { error in
+                    guard let incomplete = error as? LedgerReplayer.IncompleteFold else { return false }
+                    return incomplete.folded == stored && incomplete.stored > stored
+                }
+                await #expect(throws: LedgerReplayer.IncompleteFold.self) { _ = try await replayer.check() }
+                #expect(try await h.store.projectionDocuments() == before)
+                _ = try await connection.query("ROLLBACK", logger: TestDatabases.logger)
+            }
+            // Other suites' transactions on the server may hide the events a little longer.
+            let total = try await h.store.eventCount()
+            _ = try await readLog(h.store, atLeast: total)
+            let rebuilt = try await LedgerReplayer(store: h.store).rebuild()
+            #expect(rebuilt.events == total)
+            #expect(try await LedgerReplayer(store: h.store).check().differences.isEmpty)
+        }
+    }
+
     /// Facts kept on a stream other than their chain's (a V1 notification on its latest
     /// subscription's stream, a receipt on its submitter's) are noted in the chain's document, and a
     /// replay notes the same streams.
