@@ -18,7 +18,7 @@ struct AuditVerifyCommand: AsyncParsableCommand {
         let configuration = try options.load(needsSecrets: false)
         let logger = ProcessLogger.make(level: configuration.logLevel)
         let progress = ProgressPrinter(label: "audit")
-        let report = try await StoreRunner.withStore(configuration.database, logger: logger) { store in
+        let report = try await StoreRunner.withStore(configuration.database, logger: logger, readOnly: true) { store in
             try await SchemaCheck.requireEvents(store, before: "audit verify")
             return try await store.audit { step in
                 progress.update(done: step.events, total: step.totalEvents, unit: "events")

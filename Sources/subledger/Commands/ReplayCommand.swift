@@ -20,7 +20,7 @@ struct ReplayCommand: AsyncParsableCommand {
         let logger = ProcessLogger.make(level: configuration.logLevel)
         let progress = ProgressPrinter(label: check ? "replay --check" : "replay")
         let check = self.check
-        let report = try await StoreRunner.withStore(configuration.database, logger: logger) { store in
+        let report = try await StoreRunner.withStore(configuration.database, logger: logger, readOnly: check) { store in
             if check {
                 // A check changes nothing, so it needs no write rights: a schema behind is reported.
                 try await SchemaCheck.requireCurrent(store, before: "replay --check")

@@ -1,15 +1,30 @@
 import EventStore
+import Foundation
 import Logging
 
 /// Opens the store a URL names, keeps its background work running around `body`, and closes it,
 /// also when `body` fails (an unknown migration, tables that are not there), so the command reports
 /// that failure rather than a connection left open.
 enum StoreRunner {
+    /// The SQLite file a read-only command was pointed at does not exist; opening it would have
+    /// created an empty one (and a mistyped path would then be "migrated").
+    struct MissingDatabase: Error, CustomStringConvertible {
+        var path: String
+        var description: String {
+            "no SQLite database at \(path): check database.url (SUBLEDGER_DATABASE_URL); subledger migrate creates one"
+        }
+    }
+
+    /// `readOnly`: the command must not create a SQLite file that is not there.
     static func withStore<T: Sendable>(
         _ url: DatabaseURL,
         logger: Logger,
+        readOnly: Bool = false,
         _ body: @Sendable (any EventStore) async throws -> T
     ) async throws -> T {
+        if readOnly, case .sqlite(let path) = url, !FileManager.default.fileExists(atPath: path) {
+            throw MissingDatabase(path: path)
+        }
         let store = try await EventStoreFactory.open(url, logger: logger)
         let result: Result<T, any Error>
         do {

@@ -93,9 +93,19 @@ struct ServeProcessTests {
     }
 
     /// The read-only commands never migrate (an auditor's role may have no write rights): on a
-    /// database without the schema they say to run migrate and exit 1, and leave it unmigrated.
+    /// database without the schema they say to run migrate and exit 1, and leave it unmigrated. On
+    /// a SQLite file that is not there (a mistyped path) they create none.
     @Test func replayCheckAndAuditVerifyOnADatabaseWithoutTheSchemaSayToMigrateAndChangeNothing() async throws {
         try await withTemporaryDirectory { directory in
+            let file = directory.appendingPathComponent("subledger.sqlite").path
+            for command in [["replay", "--check"], ["audit", "verify"]] {
+                let result = try await SubledgerProcess.run(command, in: directory)
+                #expect(result.status == 1, "\(command)")
+                #expect(result.stderr.contains("no SQLite database at subledger.sqlite"), "\(result.stderr)")
+                #expect(!FileManager.default.fileExists(atPath: file), "\(command) created the file")
+            }
+            // An empty file: a database without the schema.
+            #expect(FileManager.default.createFile(atPath: file, contents: nil))
             for command in [["replay", "--check"], ["audit", "verify"]] {
                 let result = try await SubledgerProcess.run(command, in: directory)
                 #expect(result.status == 1, "\(command)")
