@@ -9,7 +9,8 @@ public struct Migration: Sendable, Hashable {
     public var name: String
     /// The SQL text.
     public var sql: String
-    /// Lowercase hex SHA-256 of the file's bytes; an applied file whose checksum changes is an error.
+    /// Lowercase hex SHA-256 of the file's bytes with LF line ends; an applied file whose checksum
+    /// changes is an error.
     public var checksum: String
 
     /// Creates a migration from a file name and its contents.
@@ -19,6 +20,11 @@ public struct Migration: Sendable, Hashable {
         }
         self.version = version
         self.name = name
+        // A checkout that turned LF into CRLF (Git's autocrlf) must read as the file that was
+        // applied: Swift takes "\r\n" as one Character, so the splitter would see one long
+        // comment line, skip every statement and record the file as applied; and its checksum
+        // would differ from the one recorded.
+        let sql = sql.replacingOccurrences(of: "\r\n", with: "\n")
         self.sql = sql
         self.checksum = Hex.string(SHA256.hash(data: Data(sql.utf8)))
     }

@@ -200,6 +200,17 @@ struct MigrationScriptTests {
         #expect(statements[2].hasSuffix("f();"))
     }
 
+    /// A checkout with CRLF line ends (Git's autocrlf) reads as the file as shipped: the same
+    /// statements and the same checksum, so an applied migration is not "changed" and not skipped.
+    @Test func aMigrationWithCRLFLineEndsReadsAsTheShippedFile() throws {
+        for dialect in [StorageDialect.postgres, .sqlite] {
+            let shipped = try MigrationCatalog.migrations(for: dialect)[0]
+            let crlf = try Migration(name: shipped.name, sql: shipped.sql.replacingOccurrences(of: "\n", with: "\r\n"))
+            #expect(crlf.checksum == shipped.checksum)
+            #expect(SQLScriptSplitter.statements(in: crlf.sql) == SQLScriptSplitter.statements(in: shipped.sql))
+        }
+    }
+
     @Test func shippedMigrationsSplitIntoTheExpectedStatementCounts() throws {
         let postgres = try MigrationCatalog.migrations(for: .postgres)[0]
         let sqlite = try MigrationCatalog.migrations(for: .sqlite)[0]
