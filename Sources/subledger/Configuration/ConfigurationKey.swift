@@ -6,6 +6,8 @@ struct ConfigurationKey: Sendable {
         case integer(ClosedRange<Int>)
         case boolean
         case choice([String])
+        /// An http or https URL with a host.
+        case url
     }
 
     /// The dotted path in the YAML file, for example `http.port`.
@@ -28,8 +30,8 @@ struct ConfigurationKey: Sendable {
         ConfigurationKey(path: "database.url", kind: .string, help: "sqlite:PATH or postgres://user@host:port/db (a password only in SUBLEDGER_DATABASE_URL)"),
         ConfigurationKey(path: "database.migrate_on_start", kind: .boolean, help: "apply pending migrations when serve starts"),
         ConfigurationKey(path: "log.level", kind: .choice(["trace", "debug", "info", "notice", "warning", "error", "critical"]), help: "least severe log level written"),
-        ConfigurationKey(path: "apple.verify_receipt.production_url", kind: .string, help: "Apple's verifyReceipt production endpoint"),
-        ConfigurationKey(path: "apple.verify_receipt.sandbox_url", kind: .string, help: "Apple's verifyReceipt sandbox endpoint"),
+        ConfigurationKey(path: "apple.verify_receipt.production_url", kind: .url, help: "Apple's verifyReceipt production endpoint"),
+        ConfigurationKey(path: "apple.verify_receipt.sandbox_url", kind: .url, help: "Apple's verifyReceipt sandbox endpoint"),
         ConfigurationKey(path: "apple.verify_receipt.shared_secret_env", kind: .string, help: "environment variable holding the shared secret sent to verifyReceipt"),
         ConfigurationKey(path: "apple.check_nested_signatures", kind: .boolean, help: "also check the signatures of the JWS nested in a V2 notification, which the notification's signature already covers"),
         ConfigurationKey(path: "linking.app_account_token", kind: .boolean, help: "a transaction's appAccountToken claims the chain for the user with that id"),

@@ -1,3 +1,4 @@
+import EventStore
 import Foundation
 import Yams
 
@@ -30,16 +31,40 @@ struct ConfigurationLoader {
             guard FileManager.default.fileExists(atPath: path) else {
                 throw ConfigurationError(key: "--config", message: "file \(path) does not exist")
             }
-            yaml = try String(contentsOfFile: path, encoding: .utf8)
+            yaml = try Self.read(path, key: "--config")
         } else if FileManager.default.fileExists(atPath: Self.defaultPath) {
-            yaml = try String(contentsOfFile: Self.defaultPath, encoding: .utf8)
+            yaml = try Self.read(Self.defaultPath, key: Self.defaultPath)
         }
         return try load(yaml: yaml ?? "")
+    }
+
+    /// The file's text; a directory, an unreadable file or one that is not UTF-8 is a refused
+    /// configuration (exit 64, naming the file), not a failure of the work (exit 1).
+    private static func read(_ path: String, key: String) throws -> String {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw ConfigurationError(key: key, message: "\(path) is a directory, not a YAML file")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigurationError(key: key, message: "cannot read \(path) (check its permissions)")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ConfigurationError(key: key, message: "\(path) is not UTF-8 text")
+        }
+        return text
     }
 
     /// Loads from YAML text and the environment.
     func load(yaml: String) throws -> SubledgerConfiguration {
         var (values, sections) = try Self.flatten(yaml: yaml)
+        // Secrets never go in the file, even when the environment overrides its value: the file is
+        // shared, copied and committed.
+        if let fileURL = values["database.url"], case .postgres(let settings)? = try? DatabaseURL(fileURL), settings.password != nil {
+            throw ConfigurationError(
+                key: "database.url",
+                message: "carries a password, and secrets never go in the file: set the whole URL in SUBLEDGER_DATABASE_URL instead"
+            )
+        }
         // Where each value came from, so an error names the environment variable when it is at fault.
         var sources = Dictionary(uniqueKeysWithValues: values.keys.map { ($0, $0) })
         let keys = Dictionary(uniqueKeysWithValues: ConfigurationKey.all.map { ($0.path, $0) })
@@ -98,6 +123,13 @@ struct ConfigurationLoader {
         case .choice(let choices):
             guard choices.contains(value) else {
                 throw ConfigurationError(key: source, message: "must be one of \(choices.joined(separator: ", ")) (got \(value))")
+            }
+            return value
+        case .url:
+            // Checked here, not after a minute of retries against a URL that names no server.
+            guard let url = URLComponents(string: value), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
+                  let host = url.host, !host.isEmpty else {
+                throw ConfigurationError(key: source, message: "must be an http or https URL with a host (got \(value))")
             }
             return value
         }

@@ -19,11 +19,11 @@ enum StructuredSettings {
             configuration.apps = try items(node, key: "apple.apps").enumerated().map { index, item in
                 let key = "apple.apps[\(index)]"
                 let fields = try mapping(item, key: key, allowed: ["bundle_id", "app_apple_id", "environments", "shared_secret_env", "allow_unsigned_local"])
-                guard let bundleId = fields["bundle_id"]?.string, !bundleId.isEmpty else {
+                guard let bundleId = try scalar(fields, "bundle_id", key: key), !bundleId.isEmpty else {
                     throw ConfigurationError(key: "\(key).bundle_id", message: "is required")
                 }
                 var appAppleId: Int64?
-                if let text = fields["app_apple_id"]?.string {
+                if let text = try scalar(fields, "app_apple_id", key: key) {
                     guard let id = Int64(text) else { throw ConfigurationError(key: "\(key).app_apple_id", message: "must be a number (got \(text))") }
                     appAppleId = id
                 }
@@ -32,7 +32,7 @@ enum StructuredSettings {
                     throw ConfigurationError(key: "\(key).environments", message: "must be Production, Sandbox, Xcode or LocalTesting (got \(environment))")
                 }
                 var secret: String?
-                if let variable = fields["shared_secret_env"]?.string {
+                if let variable = try scalar(fields, "shared_secret_env", key: key) {
                     if let value = environment[variable], !value.isEmpty {
                         secret = value
                     } else if needsSecrets {
@@ -40,6 +40,14 @@ enum StructuredSettings {
                     }
                 }
                 let unsigned = try fields["allow_unsigned_local"].map { try boolean($0, key: "\(key).allow_unsigned_local") } ?? false
+                // Xcode and LocalTesting data is signed by a local key, not Apple's: the verifier
+                // takes it only from an app that allows it, so without the flag it could never work.
+                if let local = environments.first(where: { $0 == "Xcode" || $0 == "LocalTesting" }), !unsigned {
+                    throw ConfigurationError(
+                        key: "\(key).environments",
+                        message: "lists \(local), whose data is not signed by Apple: set allow_unsigned_local: true to accept it (never in production)"
+                    )
+                }
                 return SubledgerConfiguration.AppSettings(bundleId: bundleId, appAppleId: appAppleId, environments: environments, sharedSecret: secret, allowUnsignedLocal: unsigned)
             }
         }
@@ -54,7 +62,7 @@ enum StructuredSettings {
                 let fields = try mapping(value, key: key, allowed: ["entitlements", "duration_days"])
                 let entitlements = try fields["entitlements"].map { try strings($0, key: "\(key).entitlements") } ?? []
                 var days: Int?
-                if let text = fields["duration_days"]?.string {
+                if let text = try scalar(fields, "duration_days", key: key) {
                     // 100 years at most: a duration is added to purchase dates in milliseconds.
                     days = try ConfigurationLoader.integer(text, in: 1...36_525, key: "\(key).duration_days")
                 }
@@ -66,8 +74,8 @@ enum StructuredSettings {
             configuration.apiKeys = try items(node, key: "auth.keys").enumerated().map { index, item in
                 let key = "auth.keys[\(index)]"
                 let fields = try mapping(item, key: key, allowed: ["name", "scopes", "sha256"])
-                guard let name = fields["name"]?.string, !name.isEmpty else { throw ConfigurationError(key: "\(key).name", message: "is required") }
-                guard let hash = fields["sha256"]?.string?.lowercased(), hash.count == 64, hash.allSatisfy(\.isHexDigit) else {
+                guard let name = try scalar(fields, "name", key: key), !name.isEmpty else { throw ConfigurationError(key: "\(key).name", message: "is required") }
+                guard let hash = try scalar(fields, "sha256", key: key)?.lowercased(), hash.count == 64, hash.allSatisfy(\.isHexDigit) else {
                     throw ConfigurationError(key: "\(key).sha256", message: "must be the 64 hex digits `subledger keys hash` prints")
                 }
                 let scopes = try fields["scopes"].map { try strings($0, key: "\(key).scopes") } ?? []
@@ -101,6 +109,16 @@ enum StructuredSettings {
         case "false", "no", "off", "0": return false
         default: throw ConfigurationError(key: key, message: "must be true or false (got \(node.string ?? "a collection"))")
         }
+    }
+
+    /// The text of a scalar field, nil when it is absent; a list or a mapping where one value
+    /// belongs is refused, not read as absent (`duration_days: [30]` made a pass last for ever).
+    static func scalar(_ fields: [String: Node], _ field: String, key: String) throws -> String? {
+        guard let node = fields[field] else { return nil }
+        guard case .scalar(let scalar) = node else {
+            throw ConfigurationError(key: "\(key).\(field)", message: "must be a single value, not a list or a mapping")
+        }
+        return scalar.string
     }
 
     static func mapping(_ node: Node, key: String, allowed: Set<String>) throws -> [String: Node] {

@@ -49,6 +49,22 @@ struct ServeProcessTests {
         }
     }
 
+    /// A configuration file that cannot be read is a refused configuration too (64), named, not a
+    /// failure of the work (1) with Foundation's error text.
+    @Test func aConfigurationFileThatCannotBeReadIsRefusedNamingIt() async throws {
+        try await withTemporaryDirectory { directory in
+            try FileManager.default.createDirectory(at: directory.appendingPathComponent("conf.d"), withIntermediateDirectories: true)
+            let folder = try await SubledgerProcess.run(["migrate", "--config", "conf.d"], in: directory)
+            #expect(folder.status == 64)
+            #expect(folder.stderr.contains("conf.d is a directory, not a YAML file"), "\(folder.stderr)")
+            try Data([0x68, 0x74, 0x74, 0x70, 0x3A, 0xFF, 0xFE]).write(to: directory.appendingPathComponent("latin.yaml"))
+            let binary = try await SubledgerProcess.run(["migrate", "--config", "latin.yaml"], in: directory)
+            #expect(binary.status == 64)
+            #expect(binary.stderr.contains("latin.yaml is not UTF-8 text"), "\(binary.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("subledger.sqlite").path))
+        }
+    }
+
     @Test func serveRefusesABadConfigurationNamingTheKey() async throws {
         try await withTemporaryDirectory { directory in
             try "http:\n  prot: 8080\n".write(to: directory.appendingPathComponent("subledger.yaml"), atomically: true, encoding: .utf8)

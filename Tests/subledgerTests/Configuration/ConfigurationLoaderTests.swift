@@ -144,6 +144,11 @@ struct ConfigurationLoaderTests {
             return
         }
         #expect(settings.password == "hunter2")
+        // Still refused when the environment overrides it: the file is shared and committed.
+        #expect(refusedKey(yaml, environment: ["SUBLEDGER_DATABASE_URL": "postgres://ledger:hunter2@db:5432/ledger"]) == "database.url")
+        #expect(refusedKey("apple:\n  apps:\n    - { bundle_id: a, environments: [Xcode], allow_unsigned_local: true }") == nil)
+        #expect(refusedKey("", environment: ["SUBLEDGER_APPLE_VERIFY_RECEIPT_SANDBOX_URL": "http://127.0.0.1:9/verifyReceipt"]) == nil)
+        #expect(refusedKey("", environment: ["SUBLEDGER_APPLE_VERIFY_RECEIPT_SANDBOX_URL": "localhost:9"]) == "SUBLEDGER_APPLE_VERIFY_RECEIPT_SANDBOX_URL")
     }
 
     @Test func environmentNamesFollowTheDottedKeys() {
@@ -200,6 +205,14 @@ struct StructuredConfigurationTests {
         ("auth:\n  keys:\n    - { name: k, scopes: [write], sha256: \"2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824\" }", "auth.keys[0].scopes"),
         ("auth:\n  keys:\n    - { name: k, scopes: [read], sha256: short }", "auth.keys[0].sha256"),
         ("linking: { policy: share }", "linking.policy"),
+        // A list or a mapping where one value belongs was read as absent: a pass without an end.
+        ("products:\n  p: { entitlements: [pro], duration_days: [30] }", "products.p.duration_days"),
+        ("apple:\n  apps:\n    - { bundle_id: a, app_apple_id: { id: 1 } }", "apple.apps[0].app_apple_id"),
+        ("apple:\n  apps:\n    - { bundle_id: [a] }", "apple.apps[0].bundle_id"),
+        // Unsigned local data is accepted only where allowed: without the flag it could never work.
+        ("apple:\n  apps:\n    - { bundle_id: a, environments: [Sandbox, Xcode] }", "apple.apps[0].environments"),
+        ("apple:\n  verify_receipt: { production_url: buy.itunes.apple.com/verifyReceipt }", "apple.verify_receipt.production_url"),
+        ("apple:\n  verify_receipt: { sandbox_url: \"ftp://sandbox.itunes.apple.com/verifyReceipt\" }", "apple.verify_receipt.sandbox_url"),
     ])
     func badStructuredSettingsFailNamingTheKey(_ yaml: String, _ key: String) {
         #expect(refusedKey(yaml) == key)
