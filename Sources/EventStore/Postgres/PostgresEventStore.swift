@@ -107,10 +107,12 @@ public final class PostgresEventStore: EventStore {
     public func migrate() async throws -> [AppliedMigration] {
         let shipped = try MigrationCatalog.migrations(for: .postgres)
         return try await leased { connection in
-            _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.createMigrationsTable), logger: logger)
             var appliedNow: [AppliedMigration] = []
             try await connection.withTransaction(logger: logger) { connection in
                 _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.migrationLock), logger: logger)
+                // Under the lock: two instances creating the table at once on a fresh database can
+                // collide in the catalog (a unique violation on pg_type), and one would fail to start.
+                _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.createMigrationsTable), logger: logger)
                 var applied: [AppliedMigration] = []
                 let rows = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.appliedMigrations), logger: logger)
                 for try await (version, name, checksum) in rows.decode((Int32, String, String).self) {

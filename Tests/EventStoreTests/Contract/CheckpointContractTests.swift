@@ -51,6 +51,30 @@ struct CheckpointContractTests {
         }
     }
 
+    /// Several instances may start at once on a fresh PostgreSQL database: each migrates, one applies
+    /// the files, and none fails creating the bookkeeping table beside another.
+    @Test(.enabled(if: TestDatabases.dialects.contains(.postgres)))
+    func instancesMigratingAFreshDatabaseAtOnceAllSucceed() async throws {
+        guard let url = TestDatabases.postgresURL else { throw PostgreSQLRequired() }
+        for _ in 0..<5 {
+            try await withPostgresSchema(url: url) { settings, _, _ in
+                let stores = (0..<4).map { _ in PostgresEventStore(settings: settings, logger: TestDatabases.logger) }
+                // Each outcome is collected, not thrown: one failure must not cancel the others
+                // midway through their migrations.
+                let outcomes = await withTaskGroup(of: Result<Int, any Error>.self) { group in
+                    for store in stores {
+                        group.addTask {
+                            do { return .success(try await withRunning(store) { try await store.migrate().count }) } catch { return .failure(error) }
+                        }
+                    }
+                    return await group.reduce(into: [Result<Int, any Error>]()) { $0.append($1) }
+                }
+                let shipped = try MigrationCatalog.migrations(for: .postgres).count
+                #expect(try outcomes.map { try $0.get() }.sorted() == [0, 0, 0, shipped])
+            }
+        }
+    }
+
     @Test(arguments: TestDatabases.dialects)
     func anEditedAppliedMigrationStopsMigrate(_ dialect: StorageDialect) async throws {
         try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
