@@ -28,6 +28,8 @@ public final class PostgresEventStore: EventStore {
     private let relay: PostgresChangeRelay
     /// Entitlement reads arriving together share one statement (see `ReadBatcher`).
     private let relatedReads: ReadBatcher<RelatedDocumentRead, DocumentWithRelated>
+    /// The pool's size (`pool_size`), which a rebuild's fill workers must not exceed.
+    private let poolSize: Int
 
     /// Creates a store for the given settings; nothing connects until `run()` starts.
     ///
@@ -75,6 +77,7 @@ public final class PostgresEventStore: EventStore {
             try await Self.readRelated(reads, connections: connections, logger: logger)
         }
         self.logger = logger
+        self.poolSize = settings.poolSize
         self.now = now
         self.relay = PostgresChangeRelay(
             settings: settings,
@@ -760,7 +763,9 @@ public final class PostgresEventStore: EventStore {
             // The new table is nobody else's until the swap: fill it over a few connections at once,
             // so PostgreSQL compresses and indexes on every core.
             let batches = stride(from: 0, to: documents.count, by: 2000).map { documents[$0..<min($0 + 2000, documents.count)] }
-            let workers = min(Self.rebuildConnections, max(1, batches.count))
+            // Each worker holds its connection for all its batches: with more workers than the pool
+            // has connections, the rest would wait past acquire_timeout and fail the rebuild.
+            let workers = min(Self.rebuildConnections, poolSize, max(1, batches.count))
             try await withThrowingDiscardingTaskGroup { group in
                 for first in 0..<workers {
                     group.addTask {
