@@ -7,8 +7,8 @@ public struct Rejection: Sendable, Hashable {
     /// The stable error code it was refused with.
     public var code: String
     public var detail: String
-    /// The body as received, cut to the first 1 MiB, with U+FFFD for a byte that is not UTF-8 and
-    /// for NUL (which neither store's text keeps).
+    /// The body as received, cut to its first 64 KiB (`Rejection.bodyLimit`), with U+FFFD
+    /// for a byte that is not UTF-8 and for NUL (which neither store's text keeps).
     public var body: String
 
     /// Creates a rejection record.
