@@ -324,6 +324,22 @@ public final class SQLiteEventStore: EventStore {
         }
     }
 
+    /// One statement: separate reads of the user and of each chain could straddle a commit and mix
+    /// a user document with chains of another moment.
+    public func document(model: String, key: String, relatedModel: String, keysAt path: [String]) async throws -> DocumentWithRelated? {
+        // Quoted members, so a key with a dot or a bracket is still one step.
+        let jsonPath = "$" + path.map { ".\"" + $0.replacingOccurrences(of: "\"", with: "\\\"") + "\"" }.joined()
+        let rows = try await withStorageErrors {
+            try await reader.query(SQLiteSQL.documentWithRelated, [.text(model), .text(key), .text(relatedModel), .text(jsonPath)])
+        }
+        guard let main = rows.first(where: { $0.column("related")?.integer == 0 }), let text = main.column("data")?.string else { return nil }
+        let related = rows.compactMap { row -> ProjectionDocument? in
+            guard row.column("related")?.integer == 1, let key = row.column("key")?.string, let data = row.column("data")?.string else { return nil }
+            return ProjectionDocument(model: relatedModel, key: key, data: Data(data.utf8))
+        }
+        return DocumentWithRelated(data: Data(text.utf8), related: related.sorted { $0.key < $1.key })
+    }
+
     public func projectionDocuments() async throws -> [ProjectionDocument] {
         try await withStorageErrors {
             try await reader.query(SQLiteSQL.allDocuments).map { row in

@@ -76,6 +76,16 @@ enum SQLiteSQL {
 
     static let document = "SELECT data FROM projections WHERE model = ?1 AND key = ?2"
 
+    /// A document (`related` 0) and the documents of model ?3 named by the keys of its JSON object at
+    /// path ?4 (`related` 1): one statement, so one snapshot of the database.
+    static let documentWithRelated = """
+        WITH main AS (SELECT data FROM projections WHERE model = ?1 AND key = ?2)
+        SELECT 0 AS related, ?2 AS key, main.data AS data FROM main
+        UNION ALL
+        SELECT 1, p.key, p.data FROM main, json_each(main.data, ?4) AS j
+        JOIN projections p ON p.model = ?3 AND p.key = j.key
+        """
+
     static let putDocument = """
         INSERT INTO projections (model, key, data) VALUES (?1, ?2, ?3)
         ON CONFLICT (model, key) DO UPDATE SET data = excluded.data
