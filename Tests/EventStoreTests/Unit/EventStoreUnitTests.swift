@@ -102,6 +102,38 @@ struct EventStoreUnitTests {
         }
     }
 
+    /// The audit reads in pages: a stream whose events run over two pages, with an append between
+    /// the reads, shows a newer head on the second page. That is intact history, not a mismatch;
+    /// a head behind the events walked still is one.
+    @Test func anAuditSeesAHeadThatMovedBetweenItsPagesAsIntact() {
+        var hash = EventHasher.genesis
+        var events: [RecordedEvent] = []
+        for version in Int64(1)...3 {
+            let fields = EventHasher.Fields(
+                eventID: UUID(), streamID: "s", streamVersion: version, type: "t", schemaVersion: 1,
+                recordedAtMicros: version, dedupeKey: nil, data: Data("{}".utf8), metadata: Data("{}".utf8)
+            )
+            hash = EventHasher.hash(previous: hash, fields)
+            events.append(RecordedEvent(
+                cursor: EventCursor(transaction: 0, position: version), eventID: fields.eventID, streamID: "s", streamVersion: version,
+                type: "t", schemaVersion: 1, data: fields.data, metadata: fields.metadata,
+                recordedAt: Date(timeIntervalSince1970: Double(version) / 1_000_000), dedupeKey: nil, hash: hash
+            ))
+        }
+        let headAt2 = StreamHead(version: 2, hash: events[1].hash)
+        let headAt3 = StreamHead(version: 3, hash: events[2].hash)
+
+        var moved = ChainAuditor(totalEvents: 3, progress: nil)
+        moved.check(ChainRow(event: events[0], head: headAt2))
+        moved.check(ChainRow(event: events[1], head: headAt2))
+        moved.check(ChainRow(event: events[2], head: headAt3))
+        #expect(moved.finish().isIntact)
+
+        var behind = ChainAuditor(totalEvents: 3, progress: nil)
+        for event in events { behind.check(ChainRow(event: event, head: headAt2)) }
+        #expect(behind.finish().breaks.map(\.reason) == [.headMismatch])
+    }
+
     @Test func scriptSplitterKeepsTriggerBodiesWhole() {
         let script = """
             -- comment
