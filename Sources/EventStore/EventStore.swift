@@ -95,6 +95,11 @@ public protocol EventStore: Sendable {
     /// Nil if the document does not exist.
     func document(model: String, key: String, relatedModel: String, keysAt path: [String]) async throws -> DocumentWithRelated?
 
+    /// How many stored events carry a transaction id the database server has not reached, which
+    /// hides them from every reader (the feed, `as_of`, replay): history restored with `pg_dump`
+    /// into another PostgreSQL cluster. Always 0 for SQLite, which has no such ids.
+    func eventsAheadOfServer() async throws -> Int
+
     /// Every read-model document, sorted by model and key (for `replay --check`).
     func projectionDocuments() async throws -> [ProjectionDocument]
 
@@ -132,6 +137,9 @@ public protocol EventStore: Sendable {
 
 extension EventStore {
     public var batchExecutor: (any TaskExecutor)? { nil }
+
+    /// No transaction ids, none ahead: SQLite and any store that orders events by position alone.
+    public func eventsAheadOfServer() async throws -> Int { 0 }
 
     /// The migrations the database lacks, waiting for a connection as long as any request would.
     public func pendingMigrations() async throws -> [Migration] {

@@ -792,6 +792,15 @@ public final class PostgresEventStore: EventStore {
         }
     }
 
+    public func eventsAheadOfServer() async throws -> Int {
+        try await leased { connection in
+            for try await count in try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.eventsAheadOfServer), logger: logger).decode(Int64.self) {
+                return Int(count)
+            }
+            return 0
+        }
+    }
+
     public func eventCount() async throws -> Int {
         try await leased { connection in
             for try await count in try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.eventCount), logger: logger).decode(Int64.self) {

@@ -231,6 +231,10 @@ enum PostgresSQL {
 
     static let eventCount = "SELECT count(*)::int8 FROM events"
 
+    /// Every id this server assigned is below its snapshot's xmax; a stored event at or above it
+    /// came from another cluster's history (an index range scan on events_tx_position).
+    static let eventsAheadOfServer = "SELECT count(*)::int8 FROM events WHERE tx_id >= pg_snapshot_xmax(pg_current_snapshot())"
+
     /// Heads with no event behind them: the audit's walk goes by events, so it cannot see these.
     static let headsWithoutEvents = """
         SELECT stream_id, version FROM streams s

@@ -87,6 +87,13 @@ struct ServeCommand: AsyncParsableCommand {
                 }
             }
         }
+        app.beforeServerStarts {
+            // Only once the schema is there: without it (--no-migrate, a migrate job still to run)
+            // there are no events, and /ready says what is missing.
+            guard try await store.pendingMigrations().isEmpty else { return }
+            let hidden = try await store.eventsAheadOfServer()
+            guard hidden == 0 else { throw HiddenHistory(events: hidden) }
+        }
         var groupConfiguration = ServiceGroupConfiguration(
             services: [.init(service: EventStoreService(store: store)), .init(service: app)],
             gracefulShutdownSignals: signals,

@@ -220,6 +220,19 @@ struct ServeProcessTests {
             let audit = try await SubledgerProcess.run(["audit", "verify"], in: directory, environment: ["SUBLEDGER_DATABASE_URL": databaseURL])
             #expect(audit.status == 0)
             #expect(audit.stdout.contains("checked 0 events"))
+
+            // An event from another cluster's history (what pg_dump restored elsewhere looks like):
+            // its transaction id is ahead of this server's, so readers would never see it.
+            try await PostgresAdmin.execute("""
+                INSERT INTO events (event_id, stream_id, stream_version, type, schema_version, data, metadata, recorded_at, hash, tx_id)
+                VALUES ('6d1f1a58-7a39-4c3b-9d8e-2f6c1b0e9a11', 'restored', 1, 'test', 1, '{}', '{}', now(), '\\x00',
+                        ((pg_current_xact_id()::text)::numeric + 1000000)::text::xid8)
+                """, url: databaseURL)
+            let refused = try await SubledgerProcess.run(["serve"], in: directory, environment: [
+                "SUBLEDGER_HTTP_PORT": "0", "SUBLEDGER_DATABASE_URL": databaseURL,
+            ])
+            #expect(refused.status != 0)
+            #expect(refused.stderr.contains("1 stored event(s) carry transaction ids this PostgreSQL server has not reached"), "\(refused.stderr)")
         }
     }
 }
