@@ -86,9 +86,11 @@ public struct PostgresSettings: Sendable, Hashable, CustomStringConvertible {
         self.port = components.port ?? 5432
         self.username = components.user.flatMap { $0.removingPercentEncoding } ?? "postgres"
         self.password = components.password.flatMap { $0.removingPercentEncoding }
-        // `postgres://u:12/34@h/db` reads as host u, port 12 and database "34@h/db": a password holding
-        // an unescaped `/` leaves an `@` or a `/` in the path, which no database name needs unescaped.
-        guard !components.percentEncodedPath.dropFirst().contains(where: { $0 == "/" || $0 == "@" }) else {
+        // `postgres://u:12/34@h/db` reads as host u, port 12 and database "34@h/db" (and with # or ?
+        // instead of /, a fragment or options holding the rest): a password holding an unescaped /,
+        // # or ? leaves an @ or a / after the host, or a fragment, which no real URL here has.
+        let afterHost = components.percentEncodedPath.dropFirst() + (components.percentEncodedQuery ?? "")
+        guard components.fragment == nil, !afterHost.contains(where: { $0 == "/" || $0 == "@" }) else {
             throw EventStoreError(
                 .invalidDatabaseURL,
                 "cannot read PostgreSQL URL \(DatabaseURL.redacted(text)): percent-encode a /, #, ? or @ in the password or the database name"

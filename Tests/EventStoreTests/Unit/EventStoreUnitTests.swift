@@ -91,7 +91,7 @@ struct EventStoreUnitTests {
     /// A URL that cannot be read is quoted in the error; its password must not be, however it breaks
     /// the URL's syntax.
     @Test(arguments: ["postgres://u:pa/ss@h/db", "postgres://u:pa#ss@h/db", "postgres://u:pa?ss@h/db", "postgres://u:12/34@h/db",
-                      "postgres://u:pa ss@h:x/db", "mysql://u:pass@h/db"])
+                      "postgres://u:12#34@h/db", "postgres://u:12?34@h/db", "postgres://u:pa ss@h:x/db", "mysql://u:pass@h/db"])
     func aURLThatCannotBeReadIsQuotedWithoutItsPassword(_ url: String) {
         let secret = url.split(separator: ":")[2].split(separator: "@")[0]
         do {

@@ -144,6 +144,8 @@ struct ConfigurationLoaderTests {
             return
         }
         #expect(settings.password == "hunter2")
+        // Refused however the password breaks the URL's syntax.
+        #expect(refusedKey("database: { url: \"postgres://ledger:hun#ter2@db/ledger\" }") == "database.url")
         // Still refused when the environment overrides it: the file is shared and committed.
         #expect(refusedKey(yaml, environment: ["SUBLEDGER_DATABASE_URL": "postgres://ledger:hunter2@db:5432/ledger"]) == "database.url")
         #expect(refusedKey("apple:\n  apps:\n    - { bundle_id: a, environments: [Xcode], allow_unsigned_local: true }") == nil)
