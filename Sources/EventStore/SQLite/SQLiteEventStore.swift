@@ -327,8 +327,12 @@ public final class SQLiteEventStore: EventStore {
     /// One statement: separate reads of the user and of each chain could straddle a commit and mix
     /// a user document with chains of another moment.
     public func document(model: String, key: String, relatedModel: String, keysAt path: [String]) async throws -> DocumentWithRelated? {
-        // Quoted members, so a key with a dot or a bracket is still one step.
-        let jsonPath = "$" + path.map { ".\"" + $0.replacingOccurrences(of: "\"", with: "\\\"") + "\"" }.joined()
+        // Quoted members, so a step with a dot or a bracket is still one step; SQLite's path syntax
+        // has no escape for a double quote inside one.
+        guard !path.contains(where: { $0.contains("\"") }) else {
+            throw EventStoreError(.databaseError, "a JSON path step for SQLite may not hold a double quote: \(path)")
+        }
+        let jsonPath = "$" + path.map { ".\"" + $0 + "\"" }.joined()
         let rows = try await withStorageErrors {
             try await reader.query(SQLiteSQL.documentWithRelated, [.text(model), .text(key), .text(relatedModel), .text(jsonPath)])
         }

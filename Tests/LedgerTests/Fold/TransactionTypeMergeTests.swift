@@ -47,6 +47,8 @@ struct TransactionTypeMergeTests {
         #expect(evaluation.productType == ProductType.consumable)
     }
 
+    /// A receipt reads a pass as non-renewing only while the catalog gives it a duration; one read
+    /// before the duration was configured said `Non-Consumable`, and Apple's signed type still wins.
     @Test func aSignedNonRenewingSubscriptionKeepsItsTermWhenAReceiptListsIt() {
         let receipt = Self.observation("pass.30days", type: ProductType.nonConsumable, assertedAt: 300)
         let signed = Self.observation("pass.30days", type: ProductType.nonRenewing, assertedAt: 100)
