@@ -142,6 +142,7 @@ public final class SubscriptionLedger: Sendable {
         guard let chain = latest?.originalTransactionId ?? renewals.first?.originalTransactionId else {
             throw LedgerError(.malformedBody, "the V1 notification carries no transaction in unified_receipt.latest_receipt_info")
         }
+        try await refuseOtherAppsChains(Set(transactions.map(\.originalTransactionId)), bundleId: bundleId)
         // The shared secret is not a fact: it is redacted before the body is kept (see events.md).
         let kept = NotificationV1.redactingPassword(in: body)
         let fact = AppleFact(
@@ -505,6 +506,20 @@ public final class SubscriptionLedger: Sendable {
             throw LedgerError(.environmentNotAccepted, "\(kind) environment \(environment) is not accepted for \(bundleId)")
         }
         return environment
+    }
+
+    /// Refuses a V1 body that names a subscription another app's facts describe. The body is
+    /// proven only by app `bundleId`'s shared secret, so it must not cancel another app's
+    /// subscription. Read before the append, not under its lock: a chain first recorded between the
+    /// two is not checked (V1 is deprecated and rare; the window is one request).
+    func refuseOtherAppsChains(_ chains: Set<String>, bundleId: String) async throws {
+        for chain in chains.sorted() {
+            guard let data = try await store.document(model: ReadModel.subscriptionState, key: chain) else { continue }
+            let state = try ChainDocument.decode(from: data).state
+            if let other = state.transactions.values.lazy.compactMap(\.value.bundleId).first(where: { $0 != bundleId }) {
+                throw LedgerError(.bundleMismatch, "the V1 notification for \(bundleId) names subscription \(chain), which is \(other)'s")
+            }
+        }
     }
 
     /// A submission whose claim `keep` refused answers `link_conflict`; the fact and the refused link

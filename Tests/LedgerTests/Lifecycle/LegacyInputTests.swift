@@ -598,6 +598,31 @@ struct LegacyInputTests {
         }
     }
 
+    /// A V1 body is proven only by its app's shared secret: one naming another app's subscription
+    /// (here with a cancellation) is refused, and that subscription keeps its state.
+    @Test func aV1NotificationNamingAnotherAppsSubscriptionIsRefused() async throws {
+        try await Self.runWithTwoApps(otherEnvironments: [.sandbox]) { h in
+            try await h.submit(user: "u1", H.transaction("2000", original: "2000", purchased: 0, expires: 30), at: 1)
+            let forged = NotificationV1(
+                notificationType: .cancel, password: "other-secret", environment: .sandbox, bid: Self.otherApp,
+                unifiedReceipt: UnifiedReceipt(
+                    environment: .sandbox, latestReceiptInfo: [Self.entry("2000", purchased: 0, expires: 30, cancelled: 2)], status: 0
+                )
+            )
+            let before = try await h.store.eventCount()
+            h.clock.set(Day.date(3))
+            try await h.expectRefusal(.bundleMismatch) {
+                _ = try await h.ledger.ingestNotificationV1(body: try JSONEncoder().encode(forged), context: .init(source: "test"))
+            }
+            #expect(try await h.store.eventCount() == before)
+            #expect(try await h.chain("2000", at: 4)?.status == .active)
+            // The app's own V1 notification about it is still taken.
+            let own = try Self.v1Body(.cancel, entries: [Self.entry("2000", purchased: 0, expires: 30, cancelled: 2)])
+            _ = try await h.ledger.ingestNotificationV1(body: own, context: .init(source: "test"))
+            #expect(try await h.chain("2000", at: 4)?.status == .refunded)
+        }
+    }
+
     /// A user with receipts of two apps sends them in turn: each is a duplicate of that app's latest.
     @Test func receiptsOfTwoAppsInTurnAreDuplicatesOfEachAppsLatest() async throws {
         let other = Self.otherApp
