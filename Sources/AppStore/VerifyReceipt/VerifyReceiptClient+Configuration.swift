@@ -20,7 +20,7 @@ extension VerifyReceiptClient {
         public var initialBackoff: Duration
         /// The longest delay between two retries.
         public var maximumBackoff: Duration
-        /// The deadline of one HTTP request (connect, send, receive).
+        /// The deadline of one HTTP exchange: connect, send, and receive the head and the whole body.
         public var requestTimeout: Duration
         /// The largest response body read; larger bodies are `invalid_response`.
         public var maximumResponseSize: Int

@@ -84,6 +84,12 @@ public struct VerifyReceiptClient: ReceiptValidating {
         throw AppStoreError(.appleUnavailable, "verifyReceipt at \(url) failed \(attempts) time(s), last: \(lastProblem)")
     }
 
+    /// The whole exchange, head and body, took longer than `requestTimeout`.
+    private struct ExchangeTimedOut: Error, CustomStringConvertible {
+        var limit: Duration
+        var description: String { "no whole answer within \(limit)" }
+    }
+
     private enum Outcome {
         case answer(VerifyReceiptResponse)
         case transient(String)
@@ -96,14 +102,29 @@ public struct VerifyReceiptClient: ReceiptValidating {
         request.headers.add(name: "Content-Type", value: "application/json")
         request.headers.add(name: "Accept", value: "application/json")
         request.body = .bytes(ByteBuffer(bytes: body))
+        let prepared = request
 
         let timeout = TimeAmount.nanoseconds(Self.nanoseconds(configuration.requestTimeout))
         let bytes: ByteBuffer
         let httpStatus: UInt
         do {
-            let response = try await httpClient.execute(request, timeout: timeout, logger: logger)
-            httpStatus = response.status.code
-            bytes = try await response.body.collect(upTo: configuration.maximumResponseSize)
+            (httpStatus, bytes) = try await withThrowingTaskGroup(of: (UInt, ByteBuffer)?.self) { [httpClient, configuration] group in
+                group.addTask {
+                    let response = try await httpClient.execute(prepared, timeout: timeout, logger: logger)
+                    return (response.status.code, try await response.body.collect(upTo: configuration.maximumResponseSize))
+                }
+                // async-http-client's deadline ends when the head arrives: a body that trickles in
+                // would hold the request (and the caller) until the connection's idle timeout.
+                group.addTask {
+                    try await Task.sleep(for: configuration.requestTimeout)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let exchange = first else {
+                    throw ExchangeTimedOut(limit: configuration.requestTimeout)
+                }
+                return exchange
+            }
         } catch let error as NIOTooManyBytesError {
             throw AppStoreError(.invalidResponse, "verifyReceipt response is larger than \(configuration.maximumResponseSize) bytes: \(error)")
         } catch is CancellationError {

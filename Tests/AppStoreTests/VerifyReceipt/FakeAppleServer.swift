@@ -13,6 +13,8 @@ final class FakeAppleServer: Sendable {
         var status: HTTPResponse.Status = .ok
         var body: String
         var delay: Duration = .zero
+        /// After the head and the body's first byte, how long the rest of the body takes.
+        var bodyStall: Duration = .zero
 
         static func json(_ body: String) -> Reply { Reply(body: body) }
         static func status(_ code: Int, extra: String = "") -> Reply { Reply(body: "{\"status\":\(code)\(extra)}") }
@@ -61,11 +63,20 @@ final class FakeAppleServer: Sendable {
                 let decoded = try? JSONDecoder().decode(VerifyReceiptRequest.self, from: Data(bytes.readableBytesView))
                 let reply = self.nextReply(for: environment, request: decoded)
                 if reply.delay > .zero { try await Task.sleep(for: reply.delay) }
-                return Response(
-                    status: reply.status,
-                    headers: [.contentType: "application/json"],
-                    body: ResponseBody(byteBuffer: ByteBuffer(string: reply.body))
-                )
+                guard reply.bodyStall > .zero else {
+                    return Response(
+                        status: reply.status,
+                        headers: [.contentType: "application/json"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(string: reply.body))
+                    )
+                }
+                let text = reply.body
+                return Response(status: reply.status, headers: [.contentType: "application/json"], body: ResponseBody { writer in
+                    try await writer.write(ByteBuffer(string: String(text.prefix(1))))
+                    try await Task.sleep(for: reply.bodyStall)
+                    try await writer.write(ByteBuffer(string: String(text.dropFirst())))
+                    try await writer.finish(nil)
+                })
             }
         }
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)

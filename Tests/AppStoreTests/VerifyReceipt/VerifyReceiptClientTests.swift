@@ -85,6 +85,25 @@ import Testing
         #expect(ContinuousClock.now - started < .seconds(10))
     }
 
+    /// The request timeout covers the body too: a head that arrives at once followed by a body that
+    /// stalls is retried, then reported, within the timeouts, not after the connection's idle limit.
+    @Test func aBodyThatStallsTimesOutLikeAHead() async throws {
+        let stalled = FakeAppleServer.Reply(body: Self.valid, bodyStall: .seconds(20))
+        let server = FakeAppleServer(production: [stalled])
+        let started = ContinuousClock.now
+        let code = await errorCode {
+            _ = try await server.run { configuration in
+                var configuration = configuration
+                configuration.requestTimeout = .seconds(1)
+                configuration.maximumAttempts = 2
+                return try await VerifyReceiptClient(configuration: configuration).verifyReceipt("r", excludeOldTransactions: false)
+            }
+        }
+        #expect(code == "apple_unavailable")
+        #expect(ContinuousClock.now - started < .seconds(10))
+        #expect(server.received.count == 2)
+    }
+
     @Test func timeoutThenSuccessRecovers() async throws {
         // The timeout leaves the fast reply a full second even on a loaded machine.
         let server = FakeAppleServer(production: [FakeAppleServer.Reply(body: Self.valid, delay: .seconds(4)), .json(Self.valid)])
