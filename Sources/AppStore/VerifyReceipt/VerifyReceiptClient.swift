@@ -152,7 +152,7 @@ public struct VerifyReceiptClient: ReceiptValidating {
         guard let status = decoded.status else {
             throw AppStoreError(.invalidResponse, "verifyReceipt body has no status")
         }
-        if VerifyReceiptStatus.isTransient(status) || (status != VerifyReceiptStatus.valid && decoded.isRetryable?.boolValue == true) {
+        if VerifyReceiptStatus.isRetried(status, isRetryable: decoded.isRetryable?.boolValue) {
             return .transient("status \(status)")
         }
         return .answer(decoded)

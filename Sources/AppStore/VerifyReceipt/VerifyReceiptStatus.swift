@@ -19,8 +19,21 @@ public enum VerifyReceiptStatus {
     /// Internal data access error (retried).
     public static let internalDataAccessError = 21009
 
+    /// Internal data access errors, for which Apple's `is-retryable` says whether to retry.
+    public static let internalDataAccessErrors = 21100...21199
+
     /// Whether `status` is one the client retries against the same URL.
     public static func isTransient(_ status: Int) -> Bool {
         status == malformedOrTemporarilyUnreadable || status == serverUnavailable || status == internalDataAccessError
+    }
+
+    /// Whether an answer with `status` and `is-retryable` is retried: the transient statuses, any
+    /// error Apple marks retryable, and an internal data access error Apple does not mark at all
+    /// (Apple's fault, so not for the caller to read as a bad receipt); only an explicit
+    /// `is-retryable: false` ends the retries of those.
+    public static func isRetried(_ status: Int, isRetryable: Bool?) -> Bool {
+        guard status != valid else { return false }
+        if isTransient(status) || isRetryable == true { return true }
+        return internalDataAccessErrors.contains(status) && isRetryable == nil
     }
 }

@@ -56,6 +56,20 @@ import Testing
         #expect(server.received.count == 2)
     }
 
+    /// Apple documents `is-retryable` for 21100–21199 only: without it such an error is retried (it is
+    /// Apple's, not the receipt's); an explicit `false` is the answer.
+    @Test func anInternalErrorWithoutIsRetryableIsRetriedAndFalseIsNot() async throws {
+        let unmarked = FakeAppleServer(production: [.status(21150), .json(Self.valid)])
+        let response = try await unmarked.run { try await VerifyReceiptClient(configuration: $0).verifyReceipt("r", excludeOldTransactions: false) }
+        #expect(response.status == 0)
+        #expect(unmarked.received.count == 2)
+
+        let final = FakeAppleServer(production: [.status(21150, extra: ",\"is-retryable\":false"), .json(Self.valid)])
+        let answer = try await final.run { try await VerifyReceiptClient(configuration: $0).verifyReceipt("r", excludeOldTransactions: false) }
+        #expect(answer.status == 21150)
+        #expect(final.received.count == 1)
+    }
+
     @Test func persistentRetryableStatusEndsAsAppleUnavailable() async throws {
         let server = FakeAppleServer(production: [.status(21005)])
         let code = await errorCode { _ = try await server.run { try await VerifyReceiptClient(configuration: $0).verifyReceipt("r", excludeOldTransactions: false) } }
