@@ -32,6 +32,20 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         return target
     }()
 
+    /// Whenever a scanner gives a value for `json`, `JSONDecoder` must give the same one.
+    static func agree<Value: Decodable & Equatable>(_ scanned: Value?, _ json: Data) {
+        guard let scanned else { return }
+        let decoded: Value
+        do {
+            decoded = try JSONDecoder().decode(Value.self, from: json)
+        } catch {
+            fatalError("the scanner read a \(Value.self) JSONDecoder refuses: \(error)")
+        }
+        guard scanned == decoded else {
+            fatalError("the scanner and JSONDecoder read different \(Value.self) values:\n\(scanned)\n\(decoded)")
+        }
+    }
+
     /// Runs the target on one input.
     func run(_ bytes: UnsafeRawBufferPointer) {
         switch self {

@@ -48,8 +48,20 @@ public enum DatabaseURL: Sendable, Hashable, CustomStringConvertible {
             components.password = "***"
             if let string = components.string { return string }
         }
-        guard let scheme = text.range(of: "://"), let at = text[scheme.upperBound...].lastIndex(of: "@") else { return text }
-        return String(text[..<scheme.upperBound]) + "***" + String(text[at...])
+        guard let userInfo = userInfo(in: text) else { return text }
+        return String(text[..<userInfo.lowerBound]) + "***" + String(text[userInfo.upperBound...])
+    }
+
+    /// Whether the URL text names a password (`user:password@`), read as text: a password with an
+    /// unescaped `/`, `#` or `?` makes the URL unreadable, and a refusal must not depend on parsing.
+    public static func carriesPassword(_ text: String) -> Bool {
+        userInfo(in: text).map { text[$0].contains(":") } ?? false
+    }
+
+    /// What stands between the scheme's `://` and the last `@` after it, if there is an `@`.
+    private static func userInfo(in text: String) -> Range<String.Index>? {
+        guard let scheme = text.range(of: "://"), let at = text[scheme.upperBound...].lastIndex(of: "@") else { return nil }
+        return scheme.upperBound..<at
     }
 }
 

@@ -10,15 +10,13 @@ public struct HealthRoutes: Sendable {
     /// How long `/ready` waits for a pooled connection before answering 503: well inside the
     /// usual probe timeouts (Kubernetes waits 1 s by default), where a request that needs the
     /// database waits the whole `acquire_timeout`. A healthy pool hands one over in milliseconds.
-    public static let defaultReadinessWait: Duration = .milliseconds(500)
+    public static let readinessWait: Duration = .milliseconds(500)
 
     let store: any EventStore
-    let readinessWait: Duration
 
     /// Creates the probes for a store.
-    public init(store: any EventStore, readinessWait: Duration = HealthRoutes.defaultReadinessWait) {
+    public init(store: any EventStore) {
         self.store = store
-        self.readinessWait = readinessWait
     }
 
     /// Adds `GET /health` and `GET /ready` to a router.
@@ -26,10 +24,10 @@ public struct HealthRoutes: Sendable {
         router.get("health") { _, _ in
             ProbeStatus(status: "ok", database: nil)
         }
-        router.get("ready") { [readinessWait] _, _ in
+        router.get("ready") { _, _ in
             let pending: [Migration]
             do {
-                pending = try await store.pendingMigrations(waitingAtMost: readinessWait)
+                pending = try await store.pendingMigrations(waitingAtMost: Self.readinessWait)
             } catch {
                 throw Problem.storageUnavailable("the \(store.dialect.rawValue) database does not answer: \(error)")
             }

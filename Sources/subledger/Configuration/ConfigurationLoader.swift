@@ -1,3 +1,4 @@
+import EventStore
 import Foundation
 import Yams
 
@@ -58,10 +59,7 @@ struct ConfigurationLoader {
         var (values, sections) = try Self.flatten(yaml: yaml)
         // Secrets never go in the file, even when the environment overrides its value: the file is
         // shared, copied and committed.
-        // Read as text: a password with an unescaped # or ? makes the URL unreadable, and a
-        // refusal must not depend on whether it can be parsed.
-        if let fileURL = values["database.url"], let scheme = fileURL.range(of: "://"),
-           let at = fileURL[scheme.upperBound...].lastIndex(of: "@"), fileURL[scheme.upperBound..<at].contains(":") {
+        if let fileURL = values["database.url"], DatabaseURL.carriesPassword(fileURL) {
             throw ConfigurationError(
                 key: "database.url",
                 message: "carries a password, and secrets never go in the file: set the whole URL in SUBLEDGER_DATABASE_URL instead"

@@ -64,7 +64,7 @@ struct StorageOutageTests {
             let problem = try h.object(response)
             #expect(problem["code"] as? String == "storage_unavailable")
             #expect((problem["detail"] as? String)?.contains("does not answer") == true)
-            #expect(waited >= HealthRoutes.defaultReadinessWait, "answered after \(waited)")
+            #expect(waited >= HealthRoutes.readinessWait, "answered after \(waited)")
             // 500 ms of waiting and a little more; well under the 30 s acquire timeout even on a loaded CI machine.
             #expect(waited < .seconds(3), "answered after \(waited), not within the probe's wait")
 

@@ -13,32 +13,20 @@ struct TransactionTieBreakTests {
         )
     }
 
-    /// The winner of folding `observations` (with event ids "a", "b", ... in the given order) in every order.
-    private static func winners(_ observations: [TransactionObservation]) -> Set<TransactionObservation> {
-        let tagged = Array(zip(observations, ["a", "b", "c", "d"]))
-        var results: Set<TransactionObservation> = []
-        for order in [tagged, tagged.reversed(), [tagged[1], tagged[0]] + tagged.dropFirst(2)] {
-            var state = ChainState(originalTransactionId: "1")
-            for (observation, id) in order { state.apply(observation, eventID: id) }
-            if let winner = state.transactions["1"]?.value { results.insert(winner) }
-        }
-        return results
-    }
-
     @Test func aRevocationBeatsALaterExpiryAtTheSameMoment() {
         let refunded = Self.observation(expires: 200, revoked: 150)
-        #expect(Self.winners([Self.observation(expires: 300), refunded]) == [refunded])
-        #expect(Self.winners([refunded, Self.observation(expires: 300)]) == [refunded])
+        #expect(keptObservations([Self.observation(expires: 300), refunded]) == [refunded])
+        #expect(keptObservations([refunded, Self.observation(expires: 300)]) == [refunded])
     }
 
     @Test func aLaterExpiryBeatsAnEarlierOneAtTheSameMoment() {
         let extended = Self.observation(expires: 300)
-        #expect(Self.winners([extended, Self.observation(expires: 200), Self.observation(expires: nil)]) == [extended])
+        #expect(keptObservations([extended, Self.observation(expires: 200), Self.observation(expires: nil)]) == [extended])
     }
 
     @Test func aLaterAssertionStillBeatsEverything() {
         let later = Self.observation(expires: 200, assertedAt: 101)
-        #expect(Self.winners([Self.observation(expires: 300, revoked: 150), later]) == [later])
+        #expect(keptObservations([Self.observation(expires: 300, revoked: 150), later]) == [later])
     }
 
     /// Equal in everything the rule reads: the larger event id, "b", whichever came first.
@@ -46,6 +34,6 @@ struct TransactionTieBreakTests {
         let first = Self.observation(expires: 200)
         var second = Self.observation(expires: 200)
         second.productId = "pro.yearly"
-        #expect(Self.winners([first, second]) == [second])
+        #expect(keptObservations([first, second]) == [second])
     }
 }

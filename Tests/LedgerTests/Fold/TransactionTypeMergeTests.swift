@@ -19,22 +19,10 @@ struct TransactionTypeMergeTests {
         )
     }
 
-    /// The kept observation of transaction 5 after folding `observations` in every order.
-    private static func kept(_ observations: [TransactionObservation]) -> Set<TransactionObservation> {
-        let tagged = Array(zip(observations, ["a", "b", "c"]))
-        var results: Set<TransactionObservation> = []
-        for order in [tagged, tagged.reversed(), [tagged[1], tagged[0]] + tagged.dropFirst(2)] {
-            var state = ChainState(originalTransactionId: "5")
-            for (observation, id) in order { state.apply(observation, eventID: id) }
-            if let kept = state.transactions["5"]?.value { results.insert(kept) }
-        }
-        return results
-    }
-
     @Test func aSignedConsumableStaysConsumableWhenALaterReceiptListsIt() throws {
         let signed = Self.observation("coins.100", type: ProductType.consumable, assertedAt: 100)
         let receipt = Self.observation("coins.100", type: ProductType.nonConsumable, assertedAt: 200)
-        let kept = Self.kept([signed, receipt])
+        let kept = keptObservations([signed, receipt])
         var expected = receipt
         expected.type = ProductType.consumable
         #expect(kept == [expected])
@@ -53,13 +41,13 @@ struct TransactionTypeMergeTests {
         let receipt = Self.observation("pass.30days", type: ProductType.nonConsumable, assertedAt: 300)
         let signed = Self.observation("pass.30days", type: ProductType.nonRenewing, assertedAt: 100)
         let again = Self.observation("pass.30days", type: ProductType.nonConsumable, assertedAt: 400)
-        #expect(Self.kept([receipt, signed, again]).map(\.type) == [ProductType.nonRenewing])
+        #expect(keptObservations([receipt, signed, again]).map(\.type) == [ProductType.nonRenewing])
     }
 
     @Test func agreeingObservationsKeepTheirType() {
         let first = Self.observation("coins.100", type: ProductType.consumable, assertedAt: 100)
         let second = Self.observation("coins.100", type: ProductType.consumable, assertedAt: 200)
-        #expect(Self.kept([first, second]) == [second])
+        #expect(keptObservations([first, second]) == [second])
     }
 
     @Test func thePreferenceIsAFunctionOfThePair() {
