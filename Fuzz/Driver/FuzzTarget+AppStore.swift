@@ -42,13 +42,11 @@ extension FuzzTarget {
     /// A JWS payload of a type with a scanner (an AppTransaction has none): the scanner's value must
     /// be `JSONDecoder`'s.
     static func payload(_ bytes: UnsafeRawBufferPointer) {
-        guard let selector = bytes.first else { return }
-        let json = Data(bytes.dropFirst())
-        switch selector % 3 {
-        case 0: agree(ResponseBodyV2DecodedPayload.scanned(from: json), json)
-        case 1: agree(JWSTransactionDecodedPayload.scanned(from: json), json)
-        default: agree(JWSRenewalInfoDecodedPayload.scanned(from: json), json)
-        }
+        pick(bytes, [
+            { agree(ResponseBodyV2DecodedPayload.scanned(from: $0), $0) },
+            { agree(JWSTransactionDecodedPayload.scanned(from: $0), $0) },
+            { agree(JWSRenewalInfoDecodedPayload.scanned(from: $0), $0) },
+        ])
     }
 
     /// A receipt's DER, parsed as `POST /v1/apple/receipts` parses what the client sends.

@@ -32,6 +32,12 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         return target
     }()
 
+    /// Runs the check the input's first byte picks on the rest of the input.
+    static func pick(_ bytes: UnsafeRawBufferPointer, _ checks: [(Data) -> Void]) {
+        guard let selector = bytes.first else { return }
+        checks[Int(selector) % checks.count](Data(bytes.dropFirst()))
+    }
+
     /// Whenever a scanner gives a value for `json`, `JSONDecoder` must give the same one.
     static func agree<Value: Decodable & Equatable>(_ scanned: Value?, _ json: Data) {
         guard let scanned else { return }
