@@ -3,6 +3,11 @@
 /// It reads pages with `readAll`; when it has caught up it sleeps until the store's `ChangeSignal`
 /// fires (PostgreSQL NOTIFY from any process, or an in-process append) or `pollInterval` passes, so a
 /// lost notification costs at most one interval. Iteration ends when the task is cancelled.
+///
+/// A signal can come before its events are readable: PostgreSQL's `readAll` holds back events until
+/// every older write transaction on the cluster has ended, and nothing signals that moment. So after a
+/// signal, a read that finds nothing is tried again after 10 ms, then after twice as long each time,
+/// up to `pollInterval`, instead of waiting the whole interval.
 public struct EventFeed: AsyncSequence, Sendable {
     public typealias Element = RecordedEvent
 
@@ -30,11 +35,17 @@ public struct EventFeed: AsyncSequence, Sendable {
         public private(set) var cursor: EventCursor
         var buffer: [RecordedEvent] = []
         var index = 0
+        /// How long to wait before reading again after a signalled read found nothing; nil when no
+        /// signal is outstanding. A page of events leaves it as it is: the signal may stand for more
+        /// events than the page could see.
+        var recheck: Duration?
 
         init(feed: EventFeed, cursor: EventCursor) {
             self.feed = feed
             self.cursor = cursor
         }
+
+        static let firstRecheck = Duration.milliseconds(10)
 
         public mutating func next() async throws -> RecordedEvent? {
             while index >= buffer.count {
@@ -42,7 +53,13 @@ public struct EventFeed: AsyncSequence, Sendable {
                 let generation = feed.store.changes.generation
                 let page = try await feed.store.readAll(after: cursor, limit: feed.pageSize)
                 if page.events.isEmpty {
-                    await feed.store.changes.wait(after: generation, timeout: feed.pollInterval)
+                    let wait = recheck.map { Swift.min($0, feed.pollInterval) } ?? feed.pollInterval
+                    await feed.store.changes.wait(after: generation, timeout: wait)
+                    if feed.store.changes.generation != generation {
+                        recheck = Self.firstRecheck
+                    } else if let previous = recheck {
+                        recheck = previous < feed.pollInterval ? previous * 2 : nil
+                    }
                     continue
                 }
                 buffer = page.events

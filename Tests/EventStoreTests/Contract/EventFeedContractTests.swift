@@ -86,6 +86,62 @@ struct EventFeedContractTests {
             }
         }
     }
+
+    /// PostgreSQL's `readAll` holds an event back while an older write transaction is open, and that
+    /// transaction's end raises no signal. The follower, woken by the append but unable to see it yet,
+    /// must look again soon rather than wait its whole poll interval.
+    @Test(.enabled(if: TestDatabases.dialects.contains(.postgres)))
+    func aSignalledEventHeldBackByAnOlderTransactionArrivesSoonAfterItEnds() async throws {
+        guard let url = TestDatabases.postgresURL else { throw PostgreSQLRequired() }
+        try await withPostgresSchema(url: url) { settings, _, raw in
+            let store = PostgresEventStore(settings: settings, logger: TestDatabases.logger)
+            try await withRunning(store) {
+                try await store.migrate()
+                let feed = EventFeed(store: store, after: .start, pollInterval: .seconds(600))
+                let opened = AsyncStream<Void>.makeStream()
+                let release = AsyncStream<Void>.makeStream()
+                let type = try await withThrowingTaskGroup(of: String?.self) { group in
+                    group.addTask {
+                        for try await event in feed { return event.type }
+                        return nil
+                    }
+                    group.addTask {
+                        // A write transaction that appends nothing, so its commit signals nobody.
+                        try await raw.withConnection { connection in
+                            _ = try await connection.query("BEGIN", logger: TestDatabases.logger)
+                            _ = try await connection.query("SELECT pg_current_xact_id()", logger: TestDatabases.logger)
+                            opened.continuation.yield()
+                            for await _ in release.stream { break }
+                            _ = try await connection.query("COMMIT", logger: TestDatabases.logger)
+                        }
+                        return nil
+                    }
+                    group.addTask {
+                        for await _ in opened.stream { break }
+                        _ = try await store.append(to: "s", [event("held-back")], expectedVersion: .any)
+                        let visible = try await store.readAll(after: .start, limit: 10)
+                        #expect(visible.events.isEmpty, "the open transaction holds the event back")
+                        // Time for the woken follower to read and find nothing.
+                        try await Task.sleep(for: .milliseconds(300))
+                        release.continuation.yield()
+                        return nil
+                    }
+                    group.addTask {
+                        try await Task.sleep(for: .seconds(60))
+                        throw ProcessTimeout()
+                    }
+                    for try await type in group {
+                        if let type {
+                            group.cancelAll()
+                            return type
+                        }
+                    }
+                    return ""
+                }
+                #expect(type == "held-back")
+            }
+        }
+    }
 }
 
 struct ProcessTimeout: Error {}
