@@ -3,7 +3,11 @@ import NIOSSL
 import PostgresNIO
 
 /// Carries append hints between processes over one connection of its own: it LISTENs for other
-/// processes' appends and raises `changes`, and sends one payload-less NOTIFY per burst of local appends.
+/// processes' appends and raises `changes`, and sends one NOTIFY per burst of local appends.
+///
+/// A NOTIFY reaches every session of the database, so its payload names the sender's schema, and a
+/// relay ignores hints from another schema's deployment (side-by-side installs, or the tests, which
+/// share one database). An empty payload, as sent before schemas were named, wakes everyone.
 ///
 /// The connection is deliberately not leased from the store's pool. When the store stops, the pool and
 /// this relay are cancelled together; a query started on a pooled connection that the pool is closing at
@@ -62,12 +66,14 @@ struct PostgresChangeRelay: Sendable {
 
     /// Listens and announces on `connection` until cancelled or the connection fails.
     private func relay(on connection: PostgresConnection) async throws {
+        let schema = try await currentSchema(on: connection)
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask {
                 try await connection.listen(on: PostgresSQL.listenChannel) { notifications in
                     // Something may have been appended while nobody was listening.
                     changes.notify()
-                    for try await _ in notifications {
+                    for try await notification in notifications
+                    where notification.payload.isEmpty || notification.payload == schema {
                         changes.notify()
                     }
                 }
@@ -76,20 +82,36 @@ struct PostgresChangeRelay: Sendable {
                 throw CancellationError()
             }
             group.addTask {
-                try await announce(on: connection)
+                try await announce(on: connection, schema: schema)
             }
         }
     }
 
+    /// The schema this deployment's tables resolve to on `connection` (empty when none on the search
+    /// path exists): the payload of its hints.
+    private func currentSchema(on connection: PostgresConnection) async throws -> String {
+        let rows = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.currentSchema), logger: logger)
+        for try await schema in rows.decode(String.self) {
+            return schema
+        }
+        return ""
+    }
+
     /// One NOTIFY per burst of local appends, at most every 20 ms, rather than one per append
     /// transaction, which would serialise commits on PostgreSQL's notification queue lock.
-    private func announce(on connection: PostgresConnection) async throws {
-        var seen = localAppends.generation
+    ///
+    /// The first hint on each connection goes out at once if this process has appended anything: an
+    /// append made before the connection was up (at start, or while it was lost) was never announced,
+    /// and another process's reader that had caught up before it would wait a whole poll interval.
+    private func announce(on connection: PostgresConnection, schema: String) async throws {
+        var payload = PostgresBindings()
+        payload.append(schema)
+        var seen: UInt64 = 0
         while !Task.isCancelled {
             await localAppends.wait(after: seen, timeout: .seconds(3600))
             if Task.isCancelled || connection.isClosed { return }
             seen = localAppends.generation
-            _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.announce), logger: logger)
+            _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.announce, binds: payload), logger: logger)
             try? await Task.sleep(for: .milliseconds(20))
         }
     }

@@ -288,6 +288,9 @@ enum PostgresSQL {
 
     static let listenChannel = "subledger_events"
 
-    /// The wake-up hint other processes LISTEN for.
-    static let announce = "SELECT pg_notify('subledger_events', '')"
+    /// The wake-up hint other processes LISTEN for; the payload is the sender's schema.
+    static let announce = "SELECT pg_notify('subledger_events', $1)"
+
+    /// The first existing schema on the search path, which unqualified table names resolve to.
+    static let currentSchema = "SELECT coalesce(current_schema(), '')::text"
 }

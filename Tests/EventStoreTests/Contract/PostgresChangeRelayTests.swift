@@ -1,0 +1,77 @@
+@testable import EventStore
+import EventStoreTesting
+import Foundation
+import Testing
+
+/// The relay carries append hints between processes with LISTEN/NOTIFY. These tests watch a reader
+/// store's `changes` signal, which only the relays raise here (nothing appends through the reader).
+@Suite("PostgreSQL: change relay")
+struct PostgresChangeRelayTests {
+    /// An append made while a process's relay was not connected (at start, or after the connection
+    /// was lost) was never announced: the relay announced only appends it saw after connecting. A
+    /// follower elsewhere that had already caught up then waited a whole poll interval; a CI run's
+    /// follower with a 600 s interval timed out.
+    @Test(.enabled(if: TestDatabases.dialects.contains(.postgres)))
+    func anAppendMadeBeforeTheRelayConnectedIsAnnouncedOnceItIs() async throws {
+        guard let url = TestDatabases.postgresURL else { throw PostgreSQLRequired() }
+        try await withPostgresSchema(url: url) { settings, _, _ in
+            let reader = PostgresEventStore(settings: settings, logger: TestDatabases.logger)
+            try await withRunning(reader) {
+                try await Self.waitUntilListening(reader)
+                let before = reader.changes.generation
+                // The other process appended before its relay was up.
+                let localAppends = ChangeSignal()
+                localAppends.notify()
+                let relay = PostgresChangeRelay(
+                    settings: settings, changes: ChangeSignal(), localAppends: localAppends,
+                    retryInterval: .seconds(1), logger: TestDatabases.logger
+                )
+                await withDiscardingTaskGroup { group in
+                    group.addTask { await relay.run() }
+                    await reader.changes.wait(after: before, timeout: .seconds(20))
+                    group.cancelAll()
+                }
+                #expect(reader.changes.generation > before)
+            }
+        }
+    }
+
+    /// NOTIFY reaches every session of the database: a deployment in another schema (or another test)
+    /// must not wake this one's readers, while its own appends still do.
+    @Test(.enabled(if: TestDatabases.dialects.contains(.postgres)))
+    func hintsFromAnotherSchemaDoNotWakeReaders() async throws {
+        guard let url = TestDatabases.postgresURL else { throw PostgreSQLRequired() }
+        try await withPostgresSchema(url: url) { ours, _, _ in
+            try await withPostgresSchema(url: url) { theirs, _, _ in
+                let reader = PostgresEventStore(settings: ours, logger: TestDatabases.logger)
+                let writer = PostgresEventStore(settings: ours, logger: TestDatabases.logger)
+                let neighbour = PostgresEventStore(settings: theirs, logger: TestDatabases.logger)
+                try await withRunning(reader) {
+                    try await withRunning(writer) {
+                        try await withRunning(neighbour) {
+                            try await writer.migrate()
+                            try await neighbour.migrate()
+                            for store in [reader, writer, neighbour] { try await Self.waitUntilListening(store) }
+                            let before = reader.changes.generation
+
+                            _ = try await neighbour.append(to: "s", [event("theirs")], expectedVersion: .any)
+                            await reader.changes.wait(after: before, timeout: .seconds(1))
+                            #expect(reader.changes.generation == before, "another schema's append woke the reader")
+
+                            _ = try await writer.append(to: "s", [event("ours")], expectedVersion: .any)
+                            await reader.changes.wait(after: before, timeout: .seconds(20))
+                            #expect(reader.changes.generation > before)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A relay raises its store's signal once as soon as it listens (something may have been appended
+    /// while nobody listened); nothing else raises it before the test's own appends.
+    private static func waitUntilListening(_ store: PostgresEventStore) async throws {
+        await store.changes.wait(after: 0, timeout: .seconds(30))
+        try #require(store.changes.generation > 0, "the relay never listened")
+    }
+}
