@@ -162,6 +162,7 @@ let package = Package(
             dependencies: [
                 "Ledger", "EventStore", "AppStore", "AppStoreTesting", "EventStoreTesting",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
         .testTarget(

@@ -68,8 +68,18 @@ public protocol EventStore: Sendable {
     /// of a few streams without reading them whole.
     func readAll(streams: [String], after cursor: EventCursor, limit: Int) async throws -> EventPage
 
-    /// `readAll` for a fold: the same events in the same order, with only the columns a projector reads.
-    func readAllForFolding(after cursor: EventCursor, limit: Int) async throws -> [FoldableEvent]
+    /// The history committed now, for `readAllForFolding`.
+    func foldingSnapshot() async throws -> FoldSnapshot
+
+    /// Up to `limit` events committed in `snapshot` with a position above `position`, in position
+    /// order, with only the columns a projector reads.
+    ///
+    /// A fold (a replay) reads in position order, not `readAll`'s order: positions follow the order
+    /// writers decided in. A writer that waited for another's locks inserts after that one committed,
+    /// but in PostgreSQL it may hold an older transaction id (taken when it locked its first row), so
+    /// `readAll` can list its events first, and a fold in that order would apply a later decision
+    /// (such as a chain's transfer) before an earlier one.
+    func readAllForFolding(in snapshot: FoldSnapshot, after position: Int64, limit: Int) async throws -> [FoldableEvent]
 
     /// The stream's current version, 0 for a stream that does not exist.
     func streamVersion(_ stream: String) async throws -> Int64
@@ -166,11 +176,6 @@ extension EventStore {
             throw EventStoreError(.databaseError, "append of one event returned no outcome")
         }
         return first
-    }
-
-    /// Reads full events and drops what a fold does not need; adapters override it with a narrower query.
-    public func readAllForFolding(after cursor: EventCursor, limit: Int) async throws -> [FoldableEvent] {
-        try await readAll(after: cursor, limit: limit).events.map(FoldableEvent.init)
     }
 
     /// Reads the document, then each related one; adapters override it with one query.

@@ -580,10 +580,19 @@ public final class PostgresEventStore: EventStore {
     /// 2000-01-01T00:00:00Z, PostgreSQL's epoch, in microseconds since 1970.
     private static let y2kMicros: Int64 = 946_684_800_000_000
 
-    public func readAllForFolding(after cursor: EventCursor, limit: Int) async throws -> [FoldableEvent] {
+    public func foldingSnapshot() async throws -> FoldSnapshot {
+        try await leased { connection in
+            for try await snapshot in try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.foldingSnapshot), logger: logger).decode(String.self) {
+                return FoldSnapshot(snapshot)
+            }
+            throw EventStoreError(.databaseError, "pg_current_snapshot() returned no row")
+        }
+    }
+
+    public func readAllForFolding(in snapshot: FoldSnapshot, after position: Int64, limit: Int) async throws -> [FoldableEvent] {
         var binds = PostgresBindings()
-        binds.append(String(cursor.transaction))
-        binds.append(cursor.position)
+        binds.append(position)
+        binds.append(snapshot.value)
         binds.append(Int64(max(limit, 0)))
         return try await leased { connection in
             var events: [FoldableEvent] = []

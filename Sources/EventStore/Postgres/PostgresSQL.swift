@@ -157,12 +157,15 @@ enum PostgresSQL {
         ORDER BY events.tx_id, events.position LIMIT $4
         """
 
-    /// `readAll` with only what a fold reads; `recorded_at` comes in binary, not through numeric.
+    /// The moment a fold reads: the transactions it sees as committed.
+    static let foldingSnapshot = "SELECT pg_current_snapshot()::text"
+
+    /// The events committed in the snapshot $2, after position $1, in position order (a primary-key
+    /// range scan), with only what a fold reads; `recorded_at` comes in binary, not through numeric.
     static let readAllForFolding = """
         SELECT position, tx_id::text::int8, event_id, stream_id, type, schema_version, data, recorded_at FROM events
-        WHERE (tx_id, position) > ($1::text::xid8, $2)
-          AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
-        ORDER BY events.tx_id, events.position LIMIT $3
+        WHERE position > $1 AND pg_visible_in_snapshot(tx_id, $2::text::pg_snapshot)
+        ORDER BY position LIMIT $3
         """
 
     static let streamVersion = "SELECT version FROM streams WHERE stream_id = $1"

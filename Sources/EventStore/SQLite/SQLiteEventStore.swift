@@ -246,6 +246,16 @@ public final class SQLiteEventStore: EventStore {
         return EventPage(events: events, next: events.last?.cursor ?? cursor)
     }
 
+    /// SQLite commits one writer at a time, in position order: a fold paging by position skips
+    /// nothing, and needs no snapshot.
+    public func foldingSnapshot() async throws -> FoldSnapshot {
+        FoldSnapshot("")
+    }
+
+    public func readAllForFolding(in snapshot: FoldSnapshot, after position: Int64, limit: Int) async throws -> [FoldableEvent] {
+        try await readAll(after: EventCursor(transaction: 0, position: position), limit: limit).events.map(FoldableEvent.init)
+    }
+
     public func streamVersion(_ stream: String) async throws -> Int64 {
         try await withStorageErrors {
             Int64(try await reader.query(SQLiteSQL.streamVersion, [.text(stream)]).first?.column("version")?.integer ?? 0)

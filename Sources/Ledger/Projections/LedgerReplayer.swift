@@ -31,19 +31,17 @@ public struct LedgerReplayer: Sendable {
     }
 
     /// The fold read fewer events than the store holds, so its read models would miss facts:
-    /// nothing is swapped in or compared. In PostgreSQL, readers see an event only once every
-    /// transaction older than its own has ended, and never one whose transaction id the server has
-    /// not reached (history restored with `pg_dump` into another cluster).
+    /// nothing is swapped in or compared. In PostgreSQL, a fold never sees an event whose transaction
+    /// id the server has not reached (history restored with `pg_dump` into another cluster).
     public struct IncompleteFold: Error, Sendable, Hashable, CustomStringConvertible {
         public var folded: Int
         public var stored: Int
 
         public var description: String {
             """
-            the fold read \(folded) of the \(stored) stored events; the others are hidden from readers, \
-            behind a transaction still open on the database server or with transaction ids it has not \
-            reached (restored from another cluster: see operations.md). Nothing was changed; try again \
-            once no old transaction is open
+            the fold read \(folded) of the \(stored) stored events; the others carry transaction ids \
+            the database server has not reached, so it never shows them (history restored from another \
+            cluster: see operations.md). Nothing was changed
             """
         }
     }
@@ -66,11 +64,17 @@ public struct LedgerReplayer: Sendable {
 
     /// Folds every event into fresh read models held in memory.
     ///
+    /// Events are folded in position order, the order live ingestion decided them in, over the
+    /// history committed when the fold starts (see `EventStore.readAllForFolding`).
+    ///
     /// Three stages overlap: reading a page from the store, decoding pages read (in parallel slices:
-    /// decoding is much of the cost), and folding decoded pages in log order. Reading runs at most
-    /// `pagesAhead` pages ahead of folding, so memory stays bounded however fast the store is.
+    /// decoding is much of the cost), and folding decoded pages in position order. Reading runs at
+    /// most `pagesAhead` pages ahead of folding, so memory stays bounded however fast the store is.
     public func fold(progress: (@Sendable (Progress) -> Void)? = nil) async throws -> (documents: [ProjectionDocument], events: Int) {
+        // Counted before the snapshot: every event counted has committed by then, so the fold reads
+        // at least as many unless the server hides some.
         let total = try await store.eventCount()
+        let snapshot = try await store.foldingSnapshot()
         let documents = InMemoryDocuments()
         let projector = LedgerProjector()
         let store = self.store
@@ -78,17 +82,17 @@ public struct LedgerReplayer: Sendable {
         let pagesAhead = 3
         var count = 0
         try await withThrowingTaskGroup(of: Stage.self) { group in
-            group.addTask { .read(0, try await store.readAllForFolding(after: .start, limit: pageSize)) }
+            group.addTask { .read(0, try await store.readAllForFolding(in: snapshot, after: 0, limit: pageSize)) }
             var decoded: [Int: [ProjectableEvent]] = [:]
             var nextToFold = 0
             // The page to read next and where it starts, once the pipeline has room for it.
-            var waitingRead: (page: Int, after: EventCursor)?
+            var waitingRead: (page: Int, after: Int64)?
             while let stage = try await group.next() {
                 switch stage {
                 case .read(let page, let events):
                     guard let last = events.last else { continue }
                     group.addTask { .decoded(page, try await Self.decode(events)) }
-                    waitingRead = (page + 1, last.cursor)
+                    waitingRead = (page + 1, last.position)
                 case .decoded(let page, let events):
                     decoded[page] = events
                 }
@@ -102,11 +106,12 @@ public struct LedgerReplayer: Sendable {
                 }
                 if let read = waitingRead, read.page - nextToFold < pagesAhead {
                     waitingRead = nil
-                    group.addTask { .read(read.page, try await store.readAllForFolding(after: read.after, limit: pageSize)) }
+                    group.addTask { .read(read.page, try await store.readAllForFolding(in: snapshot, after: read.after, limit: pageSize)) }
                 }
             }
         }
-        // Events appended meanwhile may make `count` exceed `total`; fewer means some were hidden.
+        // Events committed between the count and the snapshot make `count` exceed `total`; fewer
+        // means the server hides some.
         guard count >= total else { throw IncompleteFold(folded: count, stored: total) }
         return (try await documents.documents(), count)
     }
