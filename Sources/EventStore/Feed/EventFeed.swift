@@ -1,4 +1,6 @@
-/// Follows the global log from a cursor, forever: the catch-up reader projectors and the NDJSON feed use.
+/// Follows the global log from a cursor, forever: a catch-up reader for code that folds the log as it
+/// grows. (The service itself folds inline and its NDJSON feed pages to the end of the log; this is
+/// the store's API for followers in other processes.)
 ///
 /// It reads pages with `readAll`; when it has caught up it sleeps until the store's `ChangeSignal`
 /// fires (PostgreSQL NOTIFY from any process, or an in-process append) or `pollInterval` passes, so a
@@ -6,8 +8,8 @@
 ///
 /// A signal can come before its events are readable: PostgreSQL's `readAll` holds back events until
 /// every older write transaction on the cluster has ended, and nothing signals that moment. So after a
-/// signal, a read that finds nothing is tried again after 10 ms, then after twice as long each time,
-/// up to `pollInterval`, instead of waiting the whole interval.
+/// signal, a read that finds nothing is tried again after 10 ms, then after twice as long each time up
+/// to a second, until a `pollInterval` has passed since the signal, instead of waiting the whole interval.
 public struct EventFeed: AsyncSequence, Sendable {
     public typealias Element = RecordedEvent
 
@@ -29,23 +31,30 @@ public struct EventFeed: AsyncSequence, Sendable {
     }
 
     /// Yields events in log order, waiting for more when caught up.
-    public struct Iterator: AsyncIteratorProtocol {
+    public struct Iterator: AsyncIteratorProtocol, Sendable {
         let feed: EventFeed
         /// The cursor of the last event handed out.
         public private(set) var cursor: EventCursor
         var buffer: [RecordedEvent] = []
         var index = 0
-        /// How long to wait before reading again after a signalled read found nothing; nil when no
-        /// signal is outstanding. A page of events leaves it as it is: the signal may stand for more
-        /// events than the page could see.
+        /// The signal's generation at the last read that found nothing: a different one at the next
+        /// such read means a signal came in between, whether during a wait or while the caller was
+        /// busy with the previous page.
+        var seen: UInt64
+        /// How long to wait before reading again while a signal's events may be held back; nil when no
+        /// signal is outstanding.
         var recheck: Duration?
+        /// When rechecking gives way to plain polling.
+        var recheckEnds: ContinuousClock.Instant?
 
         init(feed: EventFeed, cursor: EventCursor) {
             self.feed = feed
             self.cursor = cursor
+            self.seen = feed.store.changes.generation
         }
 
         static let firstRecheck = Duration.milliseconds(10)
+        static let longestRecheck = Duration.seconds(1)
 
         public mutating func next() async throws -> RecordedEvent? {
             while index >= buffer.count {
@@ -53,13 +62,17 @@ public struct EventFeed: AsyncSequence, Sendable {
                 let generation = feed.store.changes.generation
                 let page = try await feed.store.readAll(after: cursor, limit: feed.pageSize)
                 if page.events.isEmpty {
+                    let now = ContinuousClock.now
+                    if generation != seen {
+                        recheck = Self.firstRecheck
+                        recheckEnds = now + feed.pollInterval
+                    } else if let previous = recheck {
+                        let ended = recheckEnds.map { now >= $0 } ?? true
+                        recheck = ended ? nil : Swift.min(previous * 2, Self.longestRecheck)
+                    }
+                    seen = generation
                     let wait = recheck.map { Swift.min($0, feed.pollInterval) } ?? feed.pollInterval
                     await feed.store.changes.wait(after: generation, timeout: wait)
-                    if feed.store.changes.generation != generation {
-                        recheck = Self.firstRecheck
-                    } else if let previous = recheck {
-                        recheck = previous < feed.pollInterval ? previous * 2 : nil
-                    }
                     continue
                 }
                 buffer = page.events

@@ -142,6 +142,54 @@ struct EventFeedContractTests {
             }
         }
     }
+
+    /// The same, when the signal comes while the caller is still busy with the previous event: the
+    /// follower's next read must count it as a signal too, though no wait saw it arrive.
+    @Test(.enabled(if: TestDatabases.dialects.contains(.postgres)))
+    func aSignalWhileTheCallerIsBusyStillLeadsToARecheck() async throws {
+        guard let url = TestDatabases.postgresURL else { throw PostgreSQLRequired() }
+        try await withPostgresSchema(url: url) { settings, _, raw in
+            let store = PostgresEventStore(settings: settings, logger: TestDatabases.logger)
+            try await withRunning(store) {
+                try await store.migrate()
+                _ = try await store.append(to: "s", [event("first")], expectedVersion: .any)
+                var iterator = EventFeed(store: store, after: .start, pollInterval: .seconds(600)).makeAsyncIterator()
+                #expect(try await iterator.next()?.type == "first")
+                try await raw.withConnection { connection in
+                    _ = try await connection.query("BEGIN", logger: TestDatabases.logger)
+                    _ = try await connection.query("SELECT pg_current_xact_id()", logger: TestDatabases.logger)
+                    _ = try await store.append(to: "s", [event("held-back")], expectedVersion: .any)
+                    // The caller is busy: the append's signal, and the store's own NOTIFY coming back
+                    // to it, are raised before it asks for more.
+                    try await Task.sleep(for: .milliseconds(200))
+                    let resumed = iterator
+                    let type = try await withThrowingTaskGroup(of: String?.self) { group in
+                        group.addTask {
+                            var iterator = resumed
+                            return try await iterator.next()?.type
+                        }
+                        group.addTask {
+                            try await Task.sleep(for: .milliseconds(300))
+                            _ = try await connection.query("COMMIT", logger: TestDatabases.logger)
+                            return nil
+                        }
+                        group.addTask {
+                            try await Task.sleep(for: .seconds(60))
+                            throw ProcessTimeout()
+                        }
+                        for try await type in group {
+                            if let type {
+                                group.cancelAll()
+                                return type
+                            }
+                        }
+                        return ""
+                    }
+                    #expect(type == "held-back")
+                }
+            }
+        }
+    }
 }
 
 struct ProcessTimeout: Error {}
