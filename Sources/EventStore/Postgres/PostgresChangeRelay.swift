@@ -7,7 +7,8 @@ import PostgresNIO
 ///
 /// A NOTIFY reaches every session of the database, so its payload names the sender's schema, and a
 /// relay ignores hints from another schema's deployment (side-by-side installs, or the tests, which
-/// share one database). An empty payload, as sent before schemas were named, wakes everyone.
+/// share one database). An empty payload, as sent before schemas were named, wakes everyone, and a
+/// relay that found no schema of its own hears every payload.
 ///
 /// The connection is deliberately not leased from the store's pool. When the store stops, the pool and
 /// this relay are cancelled together; a query started on a pooled connection that the pool is closing at
@@ -73,7 +74,7 @@ struct PostgresChangeRelay: Sendable {
                     // Something may have been appended while nobody was listening.
                     changes.notify()
                     for try await notification in notifications
-                    where notification.payload.isEmpty || notification.payload == schema {
+                    where schema.isEmpty || notification.payload.isEmpty || notification.payload == schema {
                         changes.notify()
                     }
                 }
@@ -87,8 +88,8 @@ struct PostgresChangeRelay: Sendable {
         }
     }
 
-    /// The schema this deployment's tables resolve to on `connection` (empty when none on the search
-    /// path exists): the payload of its hints.
+    /// The schema of this deployment's tables on `connection` (empty when none on the search path
+    /// exists): the payload of its hints.
     private func currentSchema(on connection: PostgresConnection) async throws -> String {
         let rows = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.currentSchema), logger: logger)
         for try await schema in rows.decode(String.self) {

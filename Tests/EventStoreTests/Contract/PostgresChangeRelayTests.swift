@@ -68,6 +68,29 @@ struct PostgresChangeRelayTests {
         }
     }
 
+    /// A relay whose search path names no existing schema has no name to match, so it hears every
+    /// hint rather than none (its schema may be created after it connected).
+    @Test(.enabled(if: TestDatabases.dialects.contains(.postgres)))
+    func aRelayWithoutASchemaHearsEveryHint() async throws {
+        guard let url = TestDatabases.postgresURL else { throw PostgreSQLRequired() }
+        try await withPostgresSchema(url: url) { settings, _, _ in
+            var nowhere = settings
+            nowhere.searchPath = "t_missing_" + UUID().uuidString.prefix(8).lowercased()
+            let reader = PostgresEventStore(settings: nowhere, logger: TestDatabases.logger)
+            let writer = PostgresEventStore(settings: settings, logger: TestDatabases.logger)
+            try await withRunning(reader) {
+                try await withRunning(writer) {
+                    try await writer.migrate()
+                    for store in [reader, writer] { try await Self.waitUntilListening(store) }
+                    let before = reader.changes.generation
+                    _ = try await writer.append(to: "s", [event("somewhere")], expectedVersion: .any)
+                    await reader.changes.wait(after: before, timeout: .seconds(20))
+                    #expect(reader.changes.generation > before)
+                }
+            }
+        }
+    }
+
     /// A relay raises its store's signal once as soon as it listens (something may have been appended
     /// while nobody listened); nothing else raises it before the test's own appends.
     private static func waitUntilListening(_ store: PostgresEventStore) async throws {
