@@ -246,14 +246,20 @@ public final class SQLiteEventStore: EventStore {
         return EventPage(events: events, next: events.last?.cursor ?? cursor)
     }
 
-    /// SQLite commits one writer at a time, in position order: a fold paging by position skips
-    /// nothing, and needs no snapshot.
+    /// SQLite commits one writer at a time, in position order, so the history committed now is every
+    /// position up to the highest.
     public func foldingSnapshot() async throws -> FoldSnapshot {
-        FoldSnapshot("")
+        try await withStorageErrors {
+            FoldSnapshot(String(try await reader.query(SQLiteSQL.highestPosition).first?.column("position")?.integer ?? 0))
+        }
     }
 
     public func readAllForFolding(in snapshot: FoldSnapshot, after position: Int64, limit: Int) async throws -> [FoldableEvent] {
-        try await readAll(after: EventCursor(transaction: 0, position: position), limit: limit).events.map(FoldableEvent.init)
+        guard let highest = Int64(snapshot.value) else {
+            throw EventStoreError(.databaseError, "not an SQLite fold snapshot: \(snapshot.value)")
+        }
+        let page = try await readAll(after: EventCursor(transaction: 0, position: position), limit: limit).events
+        return page.prefix { $0.cursor.position <= highest }.map(FoldableEvent.init)
     }
 
     public func streamVersion(_ stream: String) async throws -> Int64 {

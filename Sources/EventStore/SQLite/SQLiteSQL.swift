@@ -102,6 +102,8 @@ enum SQLiteSQL {
 
     static let eventCount = "SELECT count(*) AS count FROM events"
 
+    static let highestPosition = "SELECT coalesce(max(position), 0) AS position FROM events"
+
     /// Heads with no event behind them: the audit's walk goes by events, so it cannot see these.
     static let headsWithoutEvents = """
         SELECT stream_id, version FROM streams s
