@@ -57,29 +57,11 @@ struct EventFeedContractTests {
                     try await writer.migrate()
                     let feed = EventFeed(store: reader, after: .start, pollInterval: .seconds(600))
                     let start = ContinuousClock.now
-                    let type = try await withThrowingTaskGroup(of: String?.self) { group in
-                        group.addTask {
-                            for try await event in feed { return event.type }
-                            return nil
-                        }
-                        group.addTask {
-                            // Give the follower time to catch up and wait on its signal.
-                            try await Task.sleep(for: .milliseconds(500))
-                            _ = try await writer.append(to: "s", [event("from-another-process")], expectedVersion: .any)
-                            return nil
-                        }
-                        group.addTask {
-                            try await Task.sleep(for: .seconds(60))
-                            throw ProcessTimeout()
-                        }
-                        for try await type in group {
-                            if let type {
-                                group.cancelAll()
-                                return type
-                            }
-                        }
-                        return ""
-                    }
+                    let type = try await Self.firstEventType(of: feed, alongside: {
+                        // Give the follower time to catch up and wait on its signal.
+                        try await Task.sleep(for: .milliseconds(500))
+                        _ = try await writer.append(to: "s", [event("from-another-process")], expectedVersion: .any)
+                    })
                     #expect(type == "from-another-process")
                     #expect(ContinuousClock.now - start < .seconds(30))
                 }
@@ -100,44 +82,24 @@ struct EventFeedContractTests {
                 let feed = EventFeed(store: store, after: .start, pollInterval: .seconds(600))
                 let opened = AsyncStream<Void>.makeStream()
                 let release = AsyncStream<Void>.makeStream()
-                let type = try await withThrowingTaskGroup(of: String?.self) { group in
-                    group.addTask {
-                        for try await event in feed { return event.type }
-                        return nil
+                let type = try await Self.firstEventType(of: feed, alongside: {
+                    // A write transaction that appends nothing, so its commit signals nobody.
+                    try await raw.withConnection { connection in
+                        _ = try await connection.query("BEGIN", logger: TestDatabases.logger)
+                        _ = try await connection.query("SELECT pg_current_xact_id()", logger: TestDatabases.logger)
+                        opened.continuation.yield()
+                        for await _ in release.stream { break }
+                        _ = try await connection.query("COMMIT", logger: TestDatabases.logger)
                     }
-                    group.addTask {
-                        // A write transaction that appends nothing, so its commit signals nobody.
-                        try await raw.withConnection { connection in
-                            _ = try await connection.query("BEGIN", logger: TestDatabases.logger)
-                            _ = try await connection.query("SELECT pg_current_xact_id()", logger: TestDatabases.logger)
-                            opened.continuation.yield()
-                            for await _ in release.stream { break }
-                            _ = try await connection.query("COMMIT", logger: TestDatabases.logger)
-                        }
-                        return nil
-                    }
-                    group.addTask {
-                        for await _ in opened.stream { break }
-                        _ = try await store.append(to: "s", [event("held-back")], expectedVersion: .any)
-                        let visible = try await store.readAll(after: .start, limit: 10)
-                        #expect(visible.events.isEmpty, "the open transaction holds the event back")
-                        // Time for the woken follower to read and find nothing.
-                        try await Task.sleep(for: .milliseconds(300))
-                        release.continuation.yield()
-                        return nil
-                    }
-                    group.addTask {
-                        try await Task.sleep(for: .seconds(60))
-                        throw ProcessTimeout()
-                    }
-                    for try await type in group {
-                        if let type {
-                            group.cancelAll()
-                            return type
-                        }
-                    }
-                    return ""
-                }
+                }, {
+                    for await _ in opened.stream { break }
+                    _ = try await store.append(to: "s", [event("held-back")], expectedVersion: .any)
+                    let visible = try await store.readAll(after: .start, limit: 10)
+                    #expect(visible.events.isEmpty, "the open transaction holds the event back")
+                    // Time for the woken follower to read and find nothing.
+                    try await Task.sleep(for: .milliseconds(300))
+                    release.continuation.yield()
+                })
                 #expect(type == "held-back")
             }
         }
@@ -163,31 +125,53 @@ struct EventFeedContractTests {
                     // to it, are raised before it asks for more.
                     try await Task.sleep(for: .milliseconds(200))
                     let resumed = iterator
-                    let type = try await withThrowingTaskGroup(of: String?.self) { group in
-                        group.addTask {
-                            var iterator = resumed
-                            return try await iterator.next()?.type
-                        }
-                        group.addTask {
-                            try await Task.sleep(for: .milliseconds(300))
-                            _ = try await connection.query("COMMIT", logger: TestDatabases.logger)
-                            return nil
-                        }
-                        group.addTask {
-                            try await Task.sleep(for: .seconds(60))
-                            throw ProcessTimeout()
-                        }
-                        for try await type in group {
-                            if let type {
-                                group.cancelAll()
-                                return type
-                            }
-                        }
-                        return ""
-                    }
+                    let type = try await Self.firstEventType({
+                        var iterator = resumed
+                        return try await iterator.next()?.type
+                    }, alongside: [{
+                        try await Task.sleep(for: .milliseconds(300))
+                        _ = try await connection.query("COMMIT", logger: TestDatabases.logger)
+                    }])
                     #expect(type == "held-back")
                 }
             }
+        }
+    }
+
+    /// The type of the first event `feed` yields while `work` runs beside it.
+    private static func firstEventType(
+        of feed: EventFeed, alongside work: @Sendable () async throws -> Void...
+    ) async throws -> String {
+        try await firstEventType({
+            for try await event in feed { return event.type }
+            return nil
+        }, alongside: work)
+    }
+
+    /// The first type `next` returns while `work` runs beside it; `ProcessTimeout` after 60 s, so a
+    /// follower that waits out its 600 s poll interval fails the test rather than holding it.
+    private static func firstEventType(
+        _ next: @escaping @Sendable () async throws -> String?, alongside work: [@Sendable () async throws -> Void]
+    ) async throws -> String {
+        try await withThrowingTaskGroup(of: String?.self) { group in
+            group.addTask { try await next() }
+            for task in work {
+                group.addTask {
+                    try await task()
+                    return nil
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(60))
+                throw ProcessTimeout()
+            }
+            for try await type in group {
+                if let type {
+                    group.cancelAll()
+                    return type
+                }
+            }
+            return ""
         }
     }
 }

@@ -61,26 +61,14 @@ struct FoldReadContractTests {
     func anEventOfATransactionOpenAtTheSnapshotIsNotInIt() async throws {
         try await withFreshStore(.postgres) { (fixture: StoreFixture) async throws in
             let store = fixture.store
-            let inserted = AsyncStream<Void>.makeStream()
-            let release = AsyncStream<Void>.makeStream()
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    _ = try await store.append(to: "slow", [event("slow")], expectedVersion: .any) { _, _ in
-                        inserted.continuation.yield()
-                        for await _ in release.stream { break }
-                    }
-                }
-                for await _ in inserted.stream { break }
+            let snapshot = try await whileAnAppendIsOpen(store, to: "slow", event("slow")) {
                 _ = try await store.append(to: "fast", [event("fast")], expectedVersion: .any)
-                let snapshot = try await store.foldingSnapshot()
-                release.continuation.yield()
-                try await group.waitForAll()
-
-                let folded = try await store.readAllForFolding(in: snapshot, after: 0, limit: 10)
-                #expect(folded.map(\.type) == ["fast"])
-                let now = try await store.readAllForFolding(in: try await store.foldingSnapshot(), after: 0, limit: 10)
-                #expect(now.map(\.type) == ["slow", "fast"])
+                return try await store.foldingSnapshot()
             }
+            let folded = try await store.readAllForFolding(in: snapshot, after: 0, limit: 10)
+            #expect(folded.map(\.type) == ["fast"])
+            let now = try await store.readAllForFolding(in: try await store.foldingSnapshot(), after: 0, limit: 10)
+            #expect(now.map(\.type) == ["slow", "fast"])
         }
     }
 }

@@ -13,19 +13,9 @@ struct PostgresLateCommitTests {
         try await withFreshStore(.postgres) { (fixture: StoreFixture) async throws in
             let store = fixture.store
             _ = try await store.append(to: "before", event(), expectedVersion: .any)
-            let inserted = AsyncStream<Void>.makeStream()
-            let release = AsyncStream<Void>.makeStream()
-
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    // The slow writer: its event is inserted, then its transaction waits.
-                    _ = try await store.append(to: "slow", [event("slow")], expectedVersion: .any) { _, _ in
-                        inserted.continuation.yield()
-                        for await _ in release.stream { break }
-                    }
-                }
-                for await _ in inserted.stream { break }
-
+            let someStreams = ["slow", "fast-1", "fast-3"]
+            // The slow writer: its event is inserted, then its transaction waits.
+            let (first, firstOfSome, fastIDs) = try await whileAnAppendIsOpen(store, to: "slow", event("slow")) {
                 var fastIDs: [UUID] = []
                 for index in 0..<5 {
                     let fast = event("fast", ["i": index])
@@ -37,34 +27,31 @@ struct PostgresLateCommitTests {
                 let first = try await store.readAll(after: .start, limit: 100)
                 #expect(first.events.allSatisfy { $0.type == "test.happened" })
                 // Also when only some streams are read (a user's events).
-                let someStreams = ["slow", "fast-1", "fast-3"]
                 let firstOfSome = try await store.readAll(streams: someStreams, after: .start, limit: 100)
                 #expect(firstOfSome.events.isEmpty)
-
-                release.continuation.yield()
-                try await group.waitForAll()
-
-                let all = try await readLog(store, atLeast: 7).events
-                #expect(all.count == 7)
-                #expect(Set(all.map(\.eventID)).count == all.count)
-                #expect(all.map(\.type) == ["test.happened", "slow", "fast", "fast", "fast", "fast", "fast"])
-                #expect(Set(all.suffix(5).map(\.eventID)) == Set(fastIDs))
-                // The slow event has a lower position than the fast ones but committed after them; a reader
-                // resuming after the highest position it had seen would have skipped it.
-                let resumed = try await readLog(store, after: first.next, atLeast: 7 - first.events.count).events
-                #expect(resumed.map(\.eventID) == Array(all.dropFirst(first.events.count)).map(\.eventID))
-                // Other tests' open transactions may hold events back a moment longer: read until all three came.
-                var some: [RecordedEvent] = []
-                var cursor = firstOfSome.next
-                let deadline = ContinuousClock.now + .seconds(30)
-                while some.count < 3 && ContinuousClock.now < deadline {
-                    let page = try await store.readAll(streams: someStreams, after: cursor, limit: 100)
-                    if page.events.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
-                    some += page.events
-                    cursor = page.next
-                }
-                #expect(some.map(\.streamID) == ["slow", "fast-1", "fast-3"])
+                return (first, firstOfSome, fastIDs)
             }
+
+            let all = try await readLog(store, atLeast: 7).events
+            #expect(all.count == 7)
+            #expect(Set(all.map(\.eventID)).count == all.count)
+            #expect(all.map(\.type) == ["test.happened", "slow", "fast", "fast", "fast", "fast", "fast"])
+            #expect(Set(all.suffix(5).map(\.eventID)) == Set(fastIDs))
+            // The slow event has a lower position than the fast ones but committed after them; a reader
+            // resuming after the highest position it had seen would have skipped it.
+            let resumed = try await readLog(store, after: first.next, atLeast: 7 - first.events.count).events
+            #expect(resumed.map(\.eventID) == Array(all.dropFirst(first.events.count)).map(\.eventID))
+            // Other tests' open transactions may hold events back a moment longer: read until all three came.
+            var some: [RecordedEvent] = []
+            var cursor = firstOfSome.next
+            let deadline = ContinuousClock.now + .seconds(30)
+            while some.count < 3 && ContinuousClock.now < deadline {
+                let page = try await store.readAll(streams: someStreams, after: cursor, limit: 100)
+                if page.events.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+                some += page.events
+                cursor = page.next
+            }
+            #expect(some.map(\.streamID) == ["slow", "fast-1", "fast-3"])
         }
     }
 
