@@ -5,10 +5,12 @@ import PostgresNIO
 /// Carries append hints between processes over one connection of its own: it LISTENs for other
 /// processes' appends and raises `changes`, and sends one NOTIFY per burst of local appends.
 ///
-/// A NOTIFY reaches every session of the database, so its payload names the sender's schema, and a
-/// relay ignores hints from another schema's deployment (side-by-side installs, or the tests, which
-/// share one database). An empty payload, as sent before schemas were named, wakes everyone, and a
-/// relay that found no schema of its own hears every payload.
+/// A NOTIFY reaches every session of the database, so its payload is the sender's configured search
+/// path, and a relay ignores hints from a deployment configured with another (side-by-side installs
+/// in their own schemas, or the tests, which share one database). An empty payload, sent without a
+/// configured search path or by versions before this one, wakes everyone, and a relay without one
+/// hears every payload. The payload comes from the configuration, not a query: the relay's start
+/// (connect, then LISTEN) stays one round trip.
 ///
 /// The connection is deliberately not leased from the store's pool. When the store stops, the pool and
 /// this relay are cancelled together; a query started on a pooled connection that the pool is closing at
@@ -67,7 +69,7 @@ struct PostgresChangeRelay: Sendable {
 
     /// Listens and announces on `connection` until cancelled or the connection fails.
     private func relay(on connection: PostgresConnection) async throws {
-        let schema = try await currentSchema(on: connection)
+        let schema = settings.searchPath ?? ""
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask {
                 try await connection.listen(on: PostgresSQL.listenChannel) { notifications in
@@ -86,16 +88,6 @@ struct PostgresChangeRelay: Sendable {
                 try await announce(on: connection, schema: schema)
             }
         }
-    }
-
-    /// The schema of this deployment's tables on `connection` (empty when none on the search path
-    /// exists): the payload of its hints.
-    private func currentSchema(on connection: PostgresConnection) async throws -> String {
-        let rows = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.currentSchema), logger: logger)
-        for try await schema in rows.decode(String.self) {
-            return schema
-        }
-        return ""
     }
 
     /// One NOTIFY per burst of local appends, at most every 20 ms, rather than one per append

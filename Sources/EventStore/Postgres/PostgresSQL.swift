@@ -291,15 +291,6 @@ enum PostgresSQL {
 
     static let listenChannel = "subledger_events"
 
-    /// The wake-up hint other processes LISTEN for; the payload is the sender's schema.
+    /// The wake-up hint other processes LISTEN for; the payload is the sender's search path.
     static let announce = "SELECT pg_notify('subledger_events', $1)"
-
-    /// The schema holding the `events` table this connection's search path finds (before the first
-    /// migration, the first existing schema on the path, where it will create them); empty if none.
-    static let currentSchema = """
-        SELECT coalesce(
-            (SELECT n.nspname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-             WHERE c.oid = to_regclass('events')),
-            current_schema()::text, '')
-        """
 }
