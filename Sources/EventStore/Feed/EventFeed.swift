@@ -41,11 +41,9 @@ public struct EventFeed: AsyncSequence, Sendable {
         /// such read means a signal came in between, whether during a wait or while the caller was
         /// busy with the previous page.
         var seen: UInt64
-        /// How long to wait before reading again while a signal's events may be held back; nil when no
-        /// signal is outstanding.
-        var recheck: Duration?
-        /// When rechecking gives way to plain polling.
-        var recheckEnds: ContinuousClock.Instant?
+        /// While a signal's events may be held back: how long to wait before reading again, and when
+        /// rechecking gives way to plain polling. Nil when no signal is outstanding.
+        var recheck: (wait: Duration, ends: ContinuousClock.Instant)?
 
         init(feed: EventFeed, cursor: EventCursor) {
             self.feed = feed
@@ -64,14 +62,12 @@ public struct EventFeed: AsyncSequence, Sendable {
                 if page.events.isEmpty {
                     let now = ContinuousClock.now
                     if generation != seen {
-                        recheck = Self.firstRecheck
-                        recheckEnds = now + feed.pollInterval
+                        recheck = (Self.firstRecheck, now + feed.pollInterval)
                     } else if let previous = recheck {
-                        let ended = recheckEnds.map { now >= $0 } ?? true
-                        recheck = ended ? nil : Swift.min(previous * 2, Self.longestRecheck)
+                        recheck = now >= previous.ends ? nil : (Swift.min(previous.wait * 2, Self.longestRecheck), previous.ends)
                     }
                     seen = generation
-                    let wait = recheck.map { Swift.min($0, feed.pollInterval) } ?? feed.pollInterval
+                    let wait = recheck.map { Swift.min($0.wait, feed.pollInterval) } ?? feed.pollInterval
                     await feed.store.changes.wait(after: generation, timeout: wait)
                     continue
                 }
