@@ -11,44 +11,47 @@ final class SubledgerProcess: Sendable {
 
     static var executable: URL { productsDirectory.appendingPathComponent("subledger") }
 
-    private let process: Process
-    private let output = LockedData()
-    private let errors = LockedData()
+    private let child: SpawnedChild
+    /// The exit status once the child has been reaped.
+    private let reaped = Mutex<Int32?>(nil)
+    private let output: PipeReader
+    private let errors: PipeReader
 
     /// Starts `subledger <arguments>` in `directory` with `environment` added to a clean one, and
-    /// `input` (when given) on its standard input.
-    init(_ arguments: [String], in directory: URL, environment: [String: String] = [:], input: String? = nil) throws {
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
+    /// `input` (when given) on its standard input; `executable` replaces `subledger` to test this helper.
+    init(
+        _ arguments: [String], in directory: URL, environment: [String: String] = [:], input: String? = nil,
+        executable: URL = SubledgerProcess.executable
+    ) throws {
         var base = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SUBLEDGER_") }
         base.merge(environment) { _, new in new }
-        process.environment = base
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        self.process = process
-        stdout.fileHandleForReading.readabilityHandler = { [output] handle in
-            let data = handle.availableData
-            output.append(data)
-        }
-        stderr.fileHandleForReading.readabilityHandler = { [errors] handle in
-            let data = handle.availableData
-            errors.append(data)
-        }
-        let stdin = input.map { _ in Pipe() }
-        if let stdin { process.standardInput = stdin }
-        try process.run()
-        if let stdin, let input {
-            stdin.fileHandleForWriting.write(Data(input.utf8))
-            try stdin.fileHandleForWriting.close()
+        let child = try SpawnedChild.start(
+            executable: executable.path,
+            arguments: arguments,
+            directory: directory.path,
+            environment: base,
+            withInput: input != nil
+        )
+        self.child = child
+        output = PipeReader(descriptor: child.output)
+        errors = PipeReader(descriptor: child.errors)
+        if let descriptor = child.input, let input {
+            let writer = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+            try writer.write(contentsOf: Data(input.utf8))
+            try writer.close()
         }
     }
 
     var standardOutput: String { output.text }
     var standardError: String { errors.text }
+
+    /// The exit status if the process has ended; nil while it runs.
+    private var exitStatus: Int32? {
+        reaped.withLock { status in
+            if status == nil { status = child.pollExit() }
+            return status
+        }
+    }
 
     /// Waits for the "listening on" line and returns the port.
     func waitForPort(timeout: Duration = .seconds(60)) async throws -> Int {
@@ -58,47 +61,50 @@ final class SubledgerProcess: Sendable {
                let port = line.split(separator: ":").last.flatMap({ Int($0) }) {
                 return port
             }
-            guard process.isRunning else { break }
+            guard exitStatus == nil else { break }
             try await Task.sleep(for: .milliseconds(50))
         }
         throw ProcessFailure(message: "server did not report a port; stderr: \(standardError)")
     }
 
-    /// Sends a signal (SIGTERM by default).
+    /// Sends a signal (SIGTERM by default), unless the process has already been reaped.
     func signal(_ number: Int32 = SIGTERM) {
-        kill(process.processIdentifier, number)
+        reaped.withLock { status in
+            if status == nil { kill(child.pid, number) }
+        }
     }
 
-    /// Waits for the process to exit and returns its status.
+    /// Waits for the process to exit and for its output to be read to the end, and returns its status.
     func waitForExit(timeout: Duration = .seconds(60)) async throws -> Int32 {
         let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
+        while true {
+            if let status = exitStatus {
+                // The child has closed its ends: what is left in the pipes is read now, to their end.
+                while ContinuousClock.now < deadline {
+                    output.drain()
+                    errors.drain()
+                    if output.isFinished && errors.isFinished { break }
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                return status
+            }
             guard ContinuousClock.now < deadline else {
-                process.terminate()
+                signal(SIGTERM)
                 throw ProcessFailure(message: "process did not exit in time")
             }
             try await Task.sleep(for: .milliseconds(50))
         }
-        // Let the pipes drain.
-        try await Task.sleep(for: .milliseconds(100))
-        return process.terminationStatus
     }
 
     /// Runs a short command to completion.
     static func run(
-        _ arguments: [String], in directory: URL, environment: [String: String] = [:], input: String? = nil
+        _ arguments: [String], in directory: URL, environment: [String: String] = [:], input: String? = nil,
+        executable: URL = SubledgerProcess.executable
     ) async throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = try SubledgerProcess(arguments, in: directory, environment: environment, input: input)
+        let process = try SubledgerProcess(arguments, in: directory, environment: environment, input: input, executable: executable)
         let status = try await process.waitForExit()
         return (status, process.standardOutput, process.standardError)
     }
-}
-
-/// Bytes a pipe handler appends while the test reads them.
-final class LockedData: Sendable {
-    private let data = Mutex(Data())
-    func append(_ bytes: Data) { data.withLock { $0.append(bytes) } }
-    var text: String { data.withLock { String(decoding: $0, as: UTF8.self) } }
 }
 
 struct ProcessFailure: Error, CustomStringConvertible {
