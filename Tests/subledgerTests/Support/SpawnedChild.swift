@@ -10,11 +10,12 @@ import Glibc
 /// `Process.run()`). swift-corelibs-foundation fixed it upstream (pull request 5472); Swift 6.3.1
 /// does not have the fix.
 ///
-/// The child starts the way a shell would start it: in `directory`, with `environment` only, its
-/// standard input from `/dev/null` or a pipe, no signal blocked, SIGINT, SIGTERM, SIGPIPE, SIGHUP and
-/// SIGQUIT at their defaults, and no descriptor of the test process beyond its three standard ones
-/// (glibc's `closefrom` action, 2.34 and later; this helper is for Linux, where CI runs). It stays in
-/// the test process's group, so `scripts/test` stopping a hung run stops it too.
+/// The child starts much as a shell would start it: in `directory`, with `environment` only, its
+/// standard input from `/dev/null` or a pipe, no signal blocked, SIGINT, SIGTERM, SIGPIPE, SIGHUP
+/// and SIGQUIT at their defaults (another signal the test process ignores stays ignored), and no
+/// descriptor of the test process beyond its three standard ones (glibc's `closefrom` action, 2.34
+/// and later; this helper is for Linux, where CI runs). It stays in the test process's group, so
+/// `scripts/test` stopping a hung run stops it too.
 struct SpawnedChild: Sendable {
     let pid: pid_t
     /// The read ends of the child's standard output and standard error.
@@ -33,14 +34,26 @@ struct SpawnedChild: Sendable {
         guard let addChdir = GNUSpawnActions.addChdir, let addCloseFrom = GNUSpawnActions.addCloseFrom else {
             throw ProcessFailure(message: "this C library lacks posix_spawn_file_actions_addchdir_np or _addclosefrom_np (glibc 2.34 or later has both)")
         }
-        let stdout = try Self.pipe()
-        let stderr = try Self.pipe()
-        let stdin = withInput ? try Self.pipe() : nil
-        // The child's ends are the parent's to close once it has started (or failed to).
+        _ = Self.ignoringBrokenPipes
+        // The child's ends are the parent's to close once it has started or failed to; the parent's
+        // own ends too, unless it started.
+        var childEnds: [Int32] = []
+        var parentEnds: [Int32] = []
+        var started = false
         defer {
-            close(stdout.write)
-            close(stderr.write)
-            if let stdin { close(stdin.read) }
+            for end in childEnds { close(end) }
+            if !started { for end in parentEnds { close(end) } }
+        }
+        let stdout = try Self.pipe()
+        childEnds.append(stdout.write)
+        parentEnds.append(stdout.read)
+        let stderr = try Self.pipe()
+        childEnds.append(stderr.write)
+        parentEnds.append(stderr.read)
+        let stdin = withInput ? try Self.pipe() : nil
+        if let stdin {
+            childEnds.append(stdin.read)
+            parentEnds.append(stdin.write)
         }
 
         var actions = posix_spawn_file_actions_t()
@@ -77,16 +90,15 @@ struct SpawnedChild: Sendable {
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         guard spawned == 0 else {
-            close(stdout.read)
-            close(stderr.read)
-            if let stdin { close(stdin.write) }
             throw ProcessFailure(message: "posix_spawn \(executable): \(String(cString: strerror(spawned)))")
         }
+        started = true
         return SpawnedChild(pid: pid, output: stdout.read, errors: stderr.read, input: stdin?.write)
     }
 
     /// The child's exit status if it has ended (its exit code, or the number of the signal that
-    /// ended it, as `Process.terminationStatus` reports), reaping it; nil while it runs.
+    /// ended it, as `Process.terminationStatus` reports), reaping it; nil while it runs, and -1 if
+    /// there is no such child to wait for (it was reaped already).
     func pollExit() -> Int32? {
         var status: Int32 = 0
         let result = waitpid(pid, &status, WNOHANG)
@@ -106,11 +118,20 @@ struct SpawnedChild: Sendable {
         strings.map { (string: String) in strdup(string) } + [nil]
     }
 
+    /// Writing to a child that has ended must fail with EPIPE, not end the test process; the
+    /// child itself gets the default back (`setsigdefault`).
+    private static let ignoringBrokenPipes: Void = {
+        _ = signal(SIGPIPE, SIG_IGN)
+    }()
+
+    /// A pipe whose ends close on exec, so no other child of the test process holds them and the
+    /// reader sees the end when this child exits (`dup2` clears the flag on the child's copies).
     private static func pipe() throws -> (read: Int32, write: Int32) {
         var ends: [Int32] = [-1, -1]
         guard Glibc.pipe(&ends) == 0 else {
             throw ProcessFailure(message: "pipe: \(String(cString: strerror(errno)))")
         }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         return (ends[0], ends[1])
     }
 

@@ -42,6 +42,17 @@ final class SubledgerProcess: Sendable {
         }
     }
 
+    /// A child still running when the test lets go of it (a test that failed midway) is killed
+    /// and reaped, so it holds no port and leaves no zombie for the rest of the run.
+    deinit {
+        reaped.withLock { status in
+            guard status == nil else { return }
+            kill(child.pid, SIGKILL)
+            var ignored: Int32 = 0
+            _ = waitpid(child.pid, &ignored, 0)
+        }
+    }
+
     var standardOutput: String { output.text }
     var standardError: String { errors.text }
 
@@ -61,7 +72,10 @@ final class SubledgerProcess: Sendable {
                let port = line.split(separator: ":").last.flatMap({ Int($0) }) {
                 return port
             }
-            guard exitStatus == nil else { break }
+            if exitStatus != nil {
+                _ = try await readToEnd()
+                break
+            }
             try await Task.sleep(for: .milliseconds(50))
         }
         throw ProcessFailure(message: "server did not report a port; stderr: \(standardError)")
@@ -79,12 +93,8 @@ final class SubledgerProcess: Sendable {
         let deadline = ContinuousClock.now + timeout
         while true {
             if let status = exitStatus {
-                // The child has closed its ends: what is left in the pipes is read now, to their end.
-                while ContinuousClock.now < deadline {
-                    output.drain()
-                    errors.drain()
-                    if output.isFinished && errors.isFinished { break }
-                    try await Task.sleep(for: .milliseconds(10))
+                guard try await readToEnd() else {
+                    throw ProcessFailure(message: "the process exited, but its output did not end within 5 s")
                 }
                 return status
             }
@@ -93,6 +103,19 @@ final class SubledgerProcess: Sendable {
                 throw ProcessFailure(message: "process did not exit in time")
             }
             try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    /// Reads what is left in the pipes of an exited child, to their end; false if they have not
+    /// ended within `budget` (only a descendant still holding them could keep them open).
+    private func readToEnd(budget: Duration = .seconds(5)) async throws -> Bool {
+        let deadline = ContinuousClock.now + budget
+        while true {
+            output.drain()
+            errors.drain()
+            if output.isFinished && errors.isFinished { return true }
+            guard ContinuousClock.now < deadline else { return false }
+            try await Task.sleep(for: .milliseconds(10))
         }
     }
 
