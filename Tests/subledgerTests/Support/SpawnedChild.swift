@@ -14,8 +14,9 @@ import Glibc
 /// standard input from `/dev/null` or a pipe, no signal blocked, SIGINT, SIGTERM, SIGPIPE, SIGHUP
 /// and SIGQUIT at their defaults (another signal the test process ignores stays ignored), and no
 /// descriptor of the test process beyond its three standard ones (glibc's `closefrom` action, 2.34
-/// and later; this helper is for Linux, where CI runs). It stays in the test process's group, so
-/// `scripts/test` stopping a hung run stops it too.
+/// and later; this helper is for Linux, where CI runs). `SubledgerProcess` passes the test process's
+/// environment on, with `scripts/test`'s run marker in it, so the end of the run stops a child the
+/// test process left behind, even one whose test process crashed.
 struct SpawnedChild: Sendable {
     let pid: pid_t
     /// The read ends of the child's standard output and standard error.

@@ -17,8 +17,9 @@ final class SubledgerProcess: Sendable {
     private let output: PipeReader
     private let errors: PipeReader
 
-    /// Starts `subledger <arguments>` in `directory` with `environment` added to a clean one, and
-    /// `input` (when given) on its standard input; `executable` replaces `subledger` to test this helper.
+    /// Starts `subledger <arguments>` in `directory` with `environment` added to the test process's
+    /// own without its `SUBLEDGER_` settings (`scripts/test`'s run marker stays), and `input` (when
+    /// given) on its standard input; `executable` replaces `subledger` to test this helper.
     init(
         _ arguments: [String], in directory: URL, environment: [String: String] = [:], input: String? = nil,
         executable: URL = SubledgerProcess.executable
