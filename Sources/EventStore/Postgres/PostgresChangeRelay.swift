@@ -69,14 +69,15 @@ struct PostgresChangeRelay: Sendable {
 
     /// Listens and announces on `connection` until cancelled or the connection fails.
     private func relay(on connection: PostgresConnection) async throws {
-        let schema = settings.searchPath ?? ""
+        // The hints this deployment sends, and the only ones it hears (empty: all of them).
+        let searchPath = settings.searchPath ?? ""
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask {
                 try await connection.listen(on: PostgresSQL.listenChannel) { notifications in
                     // Something may have been appended while nobody was listening.
                     changes.notify()
                     for try await notification in notifications
-                    where schema.isEmpty || notification.payload.isEmpty || notification.payload == schema {
+                    where searchPath.isEmpty || notification.payload.isEmpty || notification.payload == searchPath {
                         changes.notify()
                     }
                 }
@@ -85,7 +86,7 @@ struct PostgresChangeRelay: Sendable {
                 throw CancellationError()
             }
             group.addTask {
-                try await announce(on: connection, schema: schema)
+                try await announce(on: connection, payload: searchPath)
             }
         }
     }
@@ -96,15 +97,15 @@ struct PostgresChangeRelay: Sendable {
     /// The first hint on each connection goes out at once if this process has appended anything: an
     /// append made before the connection was up (at start, or while it was lost) was never announced,
     /// and another process's reader that had caught up before it would wait a whole poll interval.
-    private func announce(on connection: PostgresConnection, schema: String) async throws {
-        var payload = PostgresBindings()
-        payload.append(schema)
+    private func announce(on connection: PostgresConnection, payload: String) async throws {
+        var binds = PostgresBindings()
+        binds.append(payload)
         var seen: UInt64 = 0
         while !Task.isCancelled {
             await localAppends.wait(after: seen, timeout: .seconds(3600))
             if Task.isCancelled || connection.isClosed { return }
             seen = localAppends.generation
-            _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.announce, binds: payload), logger: logger)
+            _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.announce, binds: binds), logger: logger)
             try? await Task.sleep(for: .milliseconds(20))
         }
     }
