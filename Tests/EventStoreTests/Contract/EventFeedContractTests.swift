@@ -74,34 +74,31 @@ struct EventFeedContractTests {
     /// must look again soon rather than wait its whole poll interval.
     @Test(.enabled(if: TestDatabases.dialects.contains(.postgres)))
     func aSignalledEventHeldBackByAnOlderTransactionArrivesSoonAfterItEnds() async throws {
-        guard let url = TestDatabases.postgresURL else { throw PostgreSQLRequired() }
-        try await withPostgresSchema(url: url) { settings, _, raw in
-            let store = PostgresEventStore(settings: settings, logger: TestDatabases.logger)
-            try await withRunning(store) {
-                try await store.migrate()
-                let feed = EventFeed(store: store, after: .start, pollInterval: .seconds(600))
-                let opened = AsyncStream<Void>.makeStream()
-                let release = AsyncStream<Void>.makeStream()
-                let type = try await Self.firstEventType(of: feed, alongside: {
-                    // A write transaction that appends nothing, so its commit signals nobody.
-                    try await raw.withConnection { connection in
-                        _ = try await connection.query("BEGIN", logger: TestDatabases.logger)
-                        _ = try await connection.query("SELECT pg_current_xact_id()", logger: TestDatabases.logger)
-                        opened.continuation.yield()
-                        for await _ in release.stream { break }
-                        _ = try await connection.query("COMMIT", logger: TestDatabases.logger)
-                    }
-                }, {
-                    for await _ in opened.stream { break }
-                    _ = try await store.append(to: "s", [event("held-back")], expectedVersion: .any)
-                    let visible = try await store.readAll(after: .start, limit: 10)
-                    #expect(visible.events.isEmpty, "the open transaction holds the event back")
-                    // Time for the woken follower to read and find nothing.
-                    try await Task.sleep(for: .milliseconds(300))
-                    release.continuation.yield()
-                })
-                #expect(type == "held-back")
-            }
+        try await withFreshStore(.postgres) { (fixture: StoreFixture) async throws in
+            let store = fixture.store
+            let raw = try #require(fixture.rawPostgres)
+            let feed = EventFeed(store: store, after: .start, pollInterval: .seconds(600))
+            let opened = AsyncStream<Void>.makeStream()
+            let release = AsyncStream<Void>.makeStream()
+            let type = try await Self.firstEventType(of: feed, alongside: {
+                // A write transaction that appends nothing, so its commit signals nobody.
+                try await raw.withConnection { connection in
+                    _ = try await connection.query("BEGIN", logger: TestDatabases.logger)
+                    _ = try await connection.query("SELECT pg_current_xact_id()", logger: TestDatabases.logger)
+                    opened.continuation.yield()
+                    for await _ in release.stream { break }
+                    _ = try await connection.query("COMMIT", logger: TestDatabases.logger)
+                }
+            }, {
+                for await _ in opened.stream { break }
+                _ = try await store.append(to: "s", [event("held-back")], expectedVersion: .any)
+                let visible = try await store.readAll(after: .start, limit: 10)
+                #expect(visible.events.isEmpty, "the open transaction holds the event back")
+                // Time for the woken follower to read and find nothing.
+                try await Task.sleep(for: .milliseconds(300))
+                release.continuation.yield()
+            })
+            #expect(type == "held-back")
         }
     }
 
@@ -109,31 +106,28 @@ struct EventFeedContractTests {
     /// follower's next read must count it as a signal too, though no wait saw it arrive.
     @Test(.enabled(if: TestDatabases.dialects.contains(.postgres)))
     func aSignalWhileTheCallerIsBusyStillLeadsToARecheck() async throws {
-        guard let url = TestDatabases.postgresURL else { throw PostgreSQLRequired() }
-        try await withPostgresSchema(url: url) { settings, _, raw in
-            let store = PostgresEventStore(settings: settings, logger: TestDatabases.logger)
-            try await withRunning(store) {
-                try await store.migrate()
-                _ = try await store.append(to: "s", [event("first")], expectedVersion: .any)
-                var iterator = EventFeed(store: store, after: .start, pollInterval: .seconds(600)).makeAsyncIterator()
-                #expect(try await iterator.next()?.type == "first")
-                try await raw.withConnection { connection in
-                    _ = try await connection.query("BEGIN", logger: TestDatabases.logger)
-                    _ = try await connection.query("SELECT pg_current_xact_id()", logger: TestDatabases.logger)
-                    _ = try await store.append(to: "s", [event("held-back")], expectedVersion: .any)
-                    // The caller is busy: the append's signal, and the store's own NOTIFY coming back
-                    // to it, are raised before it asks for more.
-                    try await Task.sleep(for: .milliseconds(200))
-                    let resumed = iterator
-                    let type = try await Self.firstEventType({
-                        var iterator = resumed
-                        return try await iterator.next()?.type
-                    }, alongside: [{
-                        try await Task.sleep(for: .milliseconds(300))
-                        _ = try await connection.query("COMMIT", logger: TestDatabases.logger)
-                    }])
-                    #expect(type == "held-back")
-                }
+        try await withFreshStore(.postgres) { (fixture: StoreFixture) async throws in
+            let store = fixture.store
+            let raw = try #require(fixture.rawPostgres)
+            _ = try await store.append(to: "s", [event("first")], expectedVersion: .any)
+            var iterator = EventFeed(store: store, after: .start, pollInterval: .seconds(600)).makeAsyncIterator()
+            #expect(try await iterator.next()?.type == "first")
+            try await raw.withConnection { connection in
+                _ = try await connection.query("BEGIN", logger: TestDatabases.logger)
+                _ = try await connection.query("SELECT pg_current_xact_id()", logger: TestDatabases.logger)
+                _ = try await store.append(to: "s", [event("held-back")], expectedVersion: .any)
+                // The caller is busy: the append's signal, and the store's own NOTIFY coming back
+                // to it, are raised before it asks for more.
+                try await Task.sleep(for: .milliseconds(200))
+                let resumed = iterator
+                let type = try await Self.firstEventType({
+                    var iterator = resumed
+                    return try await iterator.next()?.type
+                }, alongside: [{
+                    try await Task.sleep(for: .milliseconds(300))
+                    _ = try await connection.query("COMMIT", logger: TestDatabases.logger)
+                }])
+                #expect(type == "held-back")
             }
         }
     }
