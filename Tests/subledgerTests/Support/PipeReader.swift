@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -8,35 +7,29 @@ import Glibc
 /// Reads one pipe from a child process into memory as the child writes, so a chatty server never
 /// blocks on a full pipe, and tells when the pipe has ended.
 ///
-/// Every read happens under one lock, whether the readability source or `drain()` asked for it, so
-/// the bytes keep their order and a caller that saw the child exit can read the rest itself. Not
-/// Foundation's `readabilityHandler`: on Linux it is not called at the end of the pipe, so a reader
-/// cannot tell "ended" from "nothing yet".
+/// A thread of its own blocks in `read` until the end of the pipe, then closes it. Not a dispatch
+/// read source: on Linux, libdispatch's epoll bookkeeping can free a source's note while it is still
+/// registered when many sources are set up and torn down at once (swift-corelibs-libdispatch issue
+/// 949), and one full test run in 15 crashed in `_dispatch_event_loop_drain` that way. A blocking
+/// read registers nothing with libdispatch. Not Foundation's `readabilityHandler` either: it is such
+/// a source, and on Linux it is not called at the end of the pipe.
 final class PipeReader: Sendable {
     private struct State {
         var data = Data()
         var finished = false
-        /// Calls `drain()` whenever the pipe is readable; cancelled at the end, which closes it.
-        var source: (any DispatchSourceRead)?
     }
 
-    private let descriptor: Int32
-    private let state: Mutex<State>
+    private let state = Mutex(State())
 
-    /// Starts reading `descriptor`, which the reader owns from now on and closes at the end.
+    /// Starts reading `descriptor`, which the reader owns from now on and closes at the end. The
+    /// thread holds the reader until then: a child killed or ended closes its end, so the reading
+    /// stops when the child does.
     init(descriptor: Int32) {
-        self.descriptor = descriptor
-        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
-        state = Mutex(State(source: DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: .global())))
-        state.withLock { state in
-            state.source?.setEventHandler { [weak self] in self?.drain() }
-            state.source?.setCancelHandler { close(descriptor) }
-            state.source?.resume()
+        let thread = Thread { [self] in
+            self.readToEnd(descriptor)
         }
-    }
-
-    deinit {
-        state.withLock { $0.source?.cancel() }
+        thread.name = "pipe-reader-\(descriptor)"
+        thread.start()
     }
 
     /// Everything read so far, as text.
@@ -45,28 +38,20 @@ final class PipeReader: Sendable {
     /// Whether the pipe has ended: every writer closed it and everything it held was read.
     var isFinished: Bool { state.withLock { $0.finished } }
 
-    /// Reads what the pipe holds now, without waiting; at its end, marks it finished and stops
-    /// the source (which closes the descriptor).
-    func drain() {
-        state.withLock { state in
-            guard !state.finished else { return }
-            var buffer = [UInt8](repeating: 0, count: 65_536)
-            while true {
-                let count = read(descriptor, &buffer, buffer.count)
-                if count > 0 {
-                    state.data.append(contentsOf: buffer[0..<count])
-                } else if count < 0 && errno == EINTR {
-                    continue
-                } else if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                    return
-                } else {
-                    // The end, or an unreadable pipe: nothing more will come from it.
-                    state.finished = true
-                    state.source?.cancel()
-                    state.source = nil
-                    return
-                }
+    private func readToEnd(_ descriptor: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = read(descriptor, &buffer, buffer.count)
+            if count > 0 {
+                state.withLock { $0.data.append(contentsOf: buffer[0..<count]) }
+            } else if count < 0 && errno == EINTR {
+                continue
+            } else {
+                // The end, or an unreadable pipe: nothing more will come from it.
+                break
             }
         }
+        close(descriptor)
+        state.withLock { $0.finished = true }
     }
 }

@@ -107,13 +107,11 @@ final class SubledgerProcess: Sendable {
         }
     }
 
-    /// Reads what is left in the pipes of an exited child, to their end; false if they have not
-    /// ended within `budget` (only a descendant still holding them could keep them open).
+    /// Waits until the readers of an exited child's pipes have read them to their end; false if
+    /// they have not ended within `budget` (only a descendant still holding them could keep them open).
     private func readToEnd(budget: Duration = .seconds(5)) async throws -> Bool {
         let deadline = ContinuousClock.now + budget
         while true {
-            output.drain()
-            errors.drain()
             if output.isFinished && errors.isFinished { return true }
             guard ContinuousClock.now < deadline else { return false }
             try await Task.sleep(for: .milliseconds(10))
