@@ -243,9 +243,14 @@ public final class SubscriptionLedger: Sendable {
         }
         let environment = try acceptedEnvironment(response.environment, bundleId: bundleId, of: "receipt")
         let asserted = response.receipt?.requestDate?.millisecondsSince1970 ?? Timestamp.milliseconds(now)
+        // `latest_receipt_info` is Apple's state when it answered; without it the entries are the
+        // receipt the app sent, only as current as its creation, so a refund Apple signed since wins.
         let entries = response.latestReceiptInfo ?? response.receipt?.inApp ?? []
+        let entriesAsserted = response.latestReceiptInfo != nil
+            ? asserted
+            : min(response.receipt?.receiptCreationDate?.millisecondsSince1970 ?? asserted, asserted)
         let transactions = entries.compactMap {
-            Normalizer.observation($0, bundleId: bundleId, environment: environment, assertedAt: asserted, catalog: configuration.catalog)
+            Normalizer.observation($0, bundleId: bundleId, environment: environment, assertedAt: entriesAsserted, catalog: configuration.catalog)
         }
         var renewals = (response.pendingRenewalInfo ?? []).compactMap {
             Normalizer.observation($0, environment: environment, assertedAt: asserted)
@@ -257,12 +262,18 @@ public final class SubscriptionLedger: Sendable {
         encoder.outputFormatting = [.sortedKeys]
         // Apple's answer as received; re-encoded only when the validator kept no bytes (an in-memory fake).
         let raw = try response.receivedBody ?? encoder.encode(response)
-        let identity = try encoder.encode([
+        var identified = [
             "bundle_id": bundleId ?? "",
-            "latest_receipt_info": try String(decoding: encoder.encode(response.latestReceiptInfo ?? response.receipt?.inApp ?? []), as: UTF8.self),
+            "latest_receipt_info": try String(decoding: encoder.encode(entries), as: UTF8.self),
             // Absent and empty differ: only an empty list says the subscriptions no longer renew.
             "pending_renewal_info": try response.pendingRenewalInfo.map { try String(decoding: encoder.encode($0), as: UTF8.self) } ?? "absent",
-        ])
+        ]
+        if response.latestReceiptInfo == nil {
+            // The entries count from the receipt's creation, which may be older than facts recorded
+            // before it: an equal receipt created later says more, so it is no duplicate.
+            identified["asserted_at"] = String(entriesAsserted)
+        }
+        let identity = try encoder.encode(identified)
         let fact = AppleFact(
             raw: String(decoding: raw, as: UTF8.self), bundleId: bundleId, userId: userId,
             transactions: transactions, renewals: renewals

@@ -329,6 +329,37 @@ struct LegacyInputTests {
         }
     }
 
+    /// A receipt without `latest_receipt_info` (an app without subscriptions) lists the receipt the
+    /// app sent, which is only as current as its creation: a refund Apple signed after that is not
+    /// undone when the old receipt is submitted later, while a receipt created later still counts.
+    @Test func aReceiptsOwnEntriesCountFromItsCreationNotItsValidation() async throws {
+        try await H.run { h in
+            func answer(_ receipt: String, created: Double, validated: Double) {
+                let lifetime = LegacyInAppTransaction(
+                    quantity: "1", productId: "lifetime.pro", transactionId: "5000", originalTransactionId: "5000",
+                    purchaseDate: Day.apple(0), originalPurchaseDate: Day.apple(0), isTrialPeriod: LegacyFlag(rawValue: "false")
+                )
+                let decoded = LegacyReceipt(bundleId: H.bundleId, receiptCreationDate: Day.apple(created), requestDate: Day.apple(validated), inApp: [lifetime])
+                h.receipts.register(VerifyReceiptResponse(status: 0, environment: .sandbox, receipt: decoded), for: receipt)
+            }
+            answer("device-receipt", created: 1, validated: 60)
+            answer("refreshed-receipt", created: 70, validated: 70)
+            let refunded = H.transaction("5000", original: "5000", product: "lifetime.pro", purchased: 0, type: .nonConsumable, signed: 50, revoked: 50)
+            try await h.notify(.refund, transaction: refunded, at: 50)
+            try await Self.submit(h, "device-receipt", at: 60)
+            let stale = try #require(try await h.entitlement("pro", of: "u1", at: 61))
+            #expect(stale.status == "refunded")
+            #expect(!stale.active)
+            h.clock.set(Day.date(65))
+            #expect(try await h.ledger.submitReceipt(userId: "u1", receiptData: "device-receipt", context: .init(source: "test")).isDuplicate)
+            // A receipt created after the refund without a cancellation date: Apple reversed it.
+            try await Self.submit(h, "refreshed-receipt", at: 70)
+            let refreshed = try #require(try await h.entitlement("pro", of: "u1", at: 71))
+            #expect(refreshed.status == "active")
+            #expect(refreshed.active)
+        }
+    }
+
     /// Apple removes a subscription from `pending_renewal_info` when the customer turns renewal off
     /// during a grace period; the grace period ends then, in a receipt and in a V1 notification alike.
     @Test(arguments: [false, true])
