@@ -76,9 +76,7 @@ extension ResponseBodyV2DecodedPayload: SignedPayload {
         return nil
     }
 
-    var claimedBundleId: String? {
-        data?.bundleId ?? summary?.bundleId ?? appData?.bundleId ?? externalPurchaseToken?.bundleId
-    }
+    var claimedBundleId: String? { bundleId }
 
     var claimedAppAppleId: Int64? {
         data?.appAppleId ?? summary?.appAppleId ?? appData?.appAppleId ?? externalPurchaseToken?.appAppleId

@@ -57,7 +57,7 @@ public final class SubscriptionLedger: Sendable {
         let signedDate = payload.signedDate?.millisecondsSince1970 ?? Timestamp.milliseconds(now)
         let transaction = verified.transaction.flatMap { Normalizer.observation($0.payload, fallback: signedDate) }
         let renewal = verified.renewalInfo.flatMap { Normalizer.observation($0.payload, fallback: signedDate) }
-        let bundleId = payload.data?.bundleId ?? payload.summary?.bundleId ?? payload.appData?.bundleId
+        let bundleId = payload.bundleId
         let fact = AppleFact(
             raw: String(decoding: body, as: UTF8.self),
             notificationType: payload.notificationType?.rawValue,

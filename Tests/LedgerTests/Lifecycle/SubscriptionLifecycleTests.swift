@@ -281,6 +281,26 @@ struct SubscriptionLifecycleTests {
         }
     }
 
+    /// A notification without a transaction is kept on its app's stream, whichever object names the
+    /// app: an external purchase token names it in `externalPurchaseToken`.
+    @Test func anExternalPurchaseTokenIsKeptOnItsAppsStream() async throws {
+        try await H.run { h in
+            h.clock.set(Day.date(3))
+            let jws = try h.pki.signNotification(ResponseBodyV2DecodedPayload(
+                notificationType: NotificationType(rawValue: "EXTERNAL_PURCHASE_TOKEN"), subtype: NotificationSubtype(rawValue: "UNREPORTED"),
+                notificationUUID: UUID().uuidString.lowercased(), version: "2.0", signedDate: Day.apple(3),
+                externalPurchaseToken: ExternalPurchaseToken(
+                    externalPurchaseId: "SANDBOX_b2ae4d39-2a5e-4b16-8bbc-3c1b2c7d5f01", tokenCreationDate: Day.apple(3), bundleId: H.bundleId
+                )
+            ))
+            let result = try await h.ledger.ingestNotificationV2(body: try TestPKI.notificationBody(signedPayload: jws), context: IngestContext(source: "test"))
+            #expect(!result.isDuplicate)
+            let stored = try await h.store.readStream("app-com.example.app")
+            #expect(stored.map(\.type) == ["apple.notification.v2"])
+            #expect(try JSONDecoder().decode(AppleFact.self, from: try #require(stored.first).data).bundleId == H.bundleId)
+        }
+    }
+
     @Test func duplicateNotificationIsANoOp() async throws {
         try await H.run { h in
             let jws = try h.pki.signNotification(

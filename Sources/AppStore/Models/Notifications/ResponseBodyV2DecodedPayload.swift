@@ -21,6 +21,11 @@ public struct ResponseBodyV2DecodedPayload: Codable, Hashable, Sendable {
     /// App-level data, for `RESCIND_CONSENT` and other app events.
     public var appData: AppData?
 
+    /// The app the notification is about, from whichever of its objects it carries.
+    public var bundleId: String? {
+        data?.bundleId ?? summary?.bundleId ?? appData?.bundleId ?? externalPurchaseToken?.bundleId
+    }
+
     /// Builds the value field by field; every field is optional, as in Apple's documentation.
     /// - Why: lets tests and fakes write payloads by value (then sign them with `AppStoreTesting`).
     public init(
