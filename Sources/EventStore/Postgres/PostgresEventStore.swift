@@ -713,8 +713,14 @@ public final class PostgresEventStore: EventStore {
 
     /// Concurrent calls share batches (see `ReadBatcher`): one statement answers many users.
     public func document(model: String, key: String, relatedModel: String, keysAt path: [String]) async throws -> DocumentWithRelated? {
-        try await withStorageErrors {
-            try await relatedReads.read(RelatedDocumentRead(model: model, key: key, relatedModel: relatedModel, path: path))
+        do {
+            return try await withStorageErrors {
+                try await relatedReads.read(RelatedDocumentRead(model: model, key: key, relatedModel: relatedModel, path: path))
+            }
+        } catch let error as EventStoreError where error.code == .invalidEvent {
+            // The read casts a stored document to jsonb; one it cannot hold is the store's fault,
+            // not the reader's input.
+            throw EventStoreError(.databaseError, "a stored \(model) document cannot be read as jsonb: \(error.message)")
         }
     }
 

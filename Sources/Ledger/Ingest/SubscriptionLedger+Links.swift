@@ -93,6 +93,7 @@ extension SubscriptionLedger {
             throw LedgerError(.unknownEntitlement, "no configured product grants \(entitlement); known: \(known.sorted().joined(separator: ", "))")
         }
         guard !reason.allSatisfy(\.isWhitespace) else { throw LedgerError(.malformedBody, "reason must say why the grant is made") }
+        try Self.refuseControlCharacters(in: reason)
         let now = clock.now()
         guard expiresAt > now else { throw LedgerError(.malformedBody, "expires_at must be in the future") }
         let grant = ManualGrant(
@@ -105,9 +106,20 @@ extension SubscriptionLedger {
 
     /// Revokes an earlier manual grant.
     public func revokeGrant(userId: String, grantId: String, reason: String, context: IngestContext) async throws {
+        try Self.refuseControlCharacters(in: reason)
         let now = clock.now()
         let revoke = ManualGrant(grantId: grantId, userId: userId, entitlement: "", expiresAt: nil, reason: reason, at: Timestamp.milliseconds(now))
         try await appendGrant(.revoke(revoke), type: LedgerEventType.entitlementRevoked, record: revoke, now: now, context: context)
+    }
+
+    /// A reason is kept in the user's document: PostgreSQL's `jsonb` cannot hold U+0000, so one
+    /// that reached the document would make every later read of the user fail. Tabs and line breaks
+    /// are text; other control characters are refused with the rest.
+    static func refuseControlCharacters(in reason: String) throws {
+        let allowed: Set<Unicode.Scalar> = ["\t", "\n", "\r"]
+        guard !reason.unicodeScalars.contains(where: { ($0.value < 0x20 || $0.value == 0x7F) && !allowed.contains($0) }) else {
+            throw LedgerError(.malformedBody, "reason must not contain control characters other than tabs and line breaks")
+        }
     }
 
     private func appendGrant(_ body: ProjectableEvent.Body, type: String, record: ManualGrant, now: Date, context: IngestContext) async throws {

@@ -213,6 +213,11 @@ public final class SubscriptionLedger: Sendable {
         guard !receiptData.allSatisfy(\.isWhitespace) else {
             throw LedgerError(.malformedBody, "receipt_data must hold the app's base64 receipt")
         }
+        // Apple answers text that is not base64 with 21002, which is retried as transient: refused
+        // here, the client hears at once that its input is wrong instead of a 502 after the retries.
+        guard receiptData.unicodeScalars.allSatisfy(Self.isBase64Text) else {
+            throw LedgerError(.malformedBody, "receipt_data has characters base64 text does not; send the app's receipt as base64")
+        }
         guard let validator = receiptValidator else {
             throw LedgerError(.receiptValidationUnavailable, "no verifyReceipt client is configured")
         }
@@ -291,6 +296,15 @@ public final class SubscriptionLedger: Sendable {
         )
         try Self.refuseIfKept(result)
         return SubmissionResult(entitlements: try await entitlements(userId: userId, at: clock.now()), isDuplicate: result.isDuplicate)
+    }
+
+    /// Whether `scalar` can appear in a receipt's base64 text: the standard and URL-safe alphabets,
+    /// padding, and the line breaks and spaces some encoders put in.
+    static func isBase64Text(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar {
+        case "A"..."Z", "a"..."z", "0"..."9", "+", "/", "-", "_", "=", " ", "\t", "\n", "\r": true
+        default: false
+        }
     }
 
     /// The dedupe key of a receipt answer whose transactions and renewal info hash to `identity`,

@@ -37,6 +37,23 @@ struct RelatedDocumentsContractTests {
         }
     }
 
+    /// A stored document PostgreSQL cannot cast to jsonb (an escaped U+0000) fails the read as the
+    /// store's error, not as an invalid event, which the API would answer as the reader's fault.
+    @Test func aDocumentPostgreSQLCannotReadIsADatabaseError() async throws {
+        try await withFreshStore(.postgres) { (fixture: StoreFixture) async throws in
+            let store = fixture.store
+            try await store.commitProjection(checkpoint: "setup", expected: nil, next: EventCursor(transaction: 0, position: 1)) { _, transaction in
+                try await transaction.putDocument(model: "user", key: "u1", data: Data(#"{"state":{"chains":{},"reason":"a\u0000b"}}"#.utf8))
+            }
+            do {
+                _ = try await store.document(model: "user", key: "u1", relatedModel: "chain", keysAt: ["state", "chains"])
+                Issue.record("the read succeeded")
+            } catch let error as EventStoreError {
+                #expect(error.code == .databaseError, "\(error)")
+            }
+        }
+    }
+
     /// PostgreSQL batches concurrent reads into shared statements: each caller must still get its
     /// own document and its own related documents, and a read made after a write must see it.
     @Test(arguments: TestDatabases.dialects)
