@@ -49,14 +49,34 @@ public struct LineLogHandler: LogHandler {
     }
 
     /// One line: time (UTC, milliseconds), level, label, the metadata sorted by key, the source module and the message.
+    ///
+    /// Control characters in the metadata and the message are escaped (a line break as `\n`), so text
+    /// a client sent, quoted in an error, cannot end the line and write one of its own.
     public static func line(date: Date, level: Logger.Level, label: String, metadata: Logger.Metadata, source: String, message: String) -> String {
         var line = date.formatted(timestampStyle)
         line += " \(level) \(label) :"
         for key in metadata.keys.sorted() {
-            if let value = metadata[key] { line += " \(key)=\(value)" }
+            if let value = metadata[key] { line += " \(escaped(key))=\(escaped("\(value)"))" }
         }
-        line += " [\(source)] \(message)\n"
+        line += " [\(source)] \(escaped(message))\n"
         return line
+    }
+
+    /// `text` with its control characters written as escapes; itself when it has none.
+    static func escaped(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { return text }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                result += "\\u{" + String(scalar.value, radix: 16) + "}"
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
     }
 
     private static let timestampStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)

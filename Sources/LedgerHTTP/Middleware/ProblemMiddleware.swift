@@ -14,7 +14,7 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             let problem = Problem(error)
             let level: Logger.Level = problem.statusCode >= 500 ? .error : .info
             context.logger.log(level: level, "request failed", metadata: [
-                "code": "\(problem.code)", "status": "\(problem.statusCode)", "error": "\(error)",
+                "code": "\(problem.code)", "status": "\(problem.statusCode)", "error": "\(Problem.bounded("\(error)", to: 4 * Problem.detailLimit))",
             ])
             return try problem.response(from: request, context: context)
         }

@@ -27,8 +27,19 @@ public struct Problem: Error, Sendable, Codable, Equatable {
         self.type = "https://subledger.dev/problems/\(code)"
         self.title = title
         self.statusCode = status.code
-        self.detail = detail
+        self.detail = Self.bounded(detail)
         self.code = code
+    }
+
+    /// The most of a detail a problem keeps, in characters. A detail may quote the input it refuses
+    /// (an unknown `bid`, a bad date), and anyone can post a webhook: uncut, a 1 MiB body came back
+    /// whole in the answer, the log line and the rejection row.
+    public static let detailLimit = 1_000
+
+    /// `text` cut to `limit` characters, saying how much was left out.
+    public static func bounded(_ text: String, to limit: Int = detailLimit) -> String {
+        guard text.utf8.count > limit, text.count > limit else { return text }
+        return "\(text.prefix(limit))... (\(text.count - limit) more characters left out)"
     }
 
     /// The path is served, but not with this method.

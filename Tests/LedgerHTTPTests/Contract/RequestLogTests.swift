@@ -132,6 +132,19 @@ struct RequestLogTests {
         #expect(line == "2026-11-23T12:00:00.250Z notice subledger : a=first z=last [Ledger] hello\n")
     }
 
+    /// Text a client sent can reach a line (quoted in an error); its line breaks cannot start a line.
+    @Test func controlCharactersAreEscapedSoALineStaysOneLine() {
+        let line = LineLogHandler.line(
+            date: Date(timeIntervalSince1970: 1_795_435_200), level: .info, label: "subledger",
+            metadata: ["error": "bad bundle id x\n2026-11-23T12:00:00.000Z critical subledger : forged"], source: "LedgerHTTP",
+            message: "request\rfailed\u{1B}[2J"
+        )
+        #expect(line.filter { $0 == "\n" || $0 == "\r" }.count == 1)
+        #expect(line.hasSuffix("\n"))
+        #expect(line.contains(#"error=bad bundle id x\n2026-11-23T12:00:00.000Z critical"#))
+        #expect(line.contains(#"[LedgerHTTP] request\rfailed\u{1b}[2J"#))
+    }
+
     @Test func metadataFromTheProviderAndTheCallJoinTheLoggersOwn() {
         let lines = Mutex<[String]>([])
         let provider = Logger.MetadataProvider { ["provided": "p"] }

@@ -156,6 +156,28 @@ struct APIEndToEndTests {
         }
     }
 
+    /// A refusal's detail may quote what was sent: anyone can post a V1 body, and its unknown `bid`
+    /// of about 1 MB came back whole in the answer and the rejection row. Both keep at most 1,000
+    /// characters of the detail and say how much was left out.
+    @Test(arguments: TestDatabases.dialects)
+    func aRefusalQuotesAtMostAThousandCharactersOfWhatWasSent(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect) { h in
+            let bid = String(repeating: "A", count: 900_000)
+            let response = try await h.request(
+                .post, "/v1/apple/notifications/v1", json: #"{"notification_type":"DID_RENEW","password":"x","bid":"\#(bid)"}"#
+            )
+            #expect(response.status == .badRequest)
+            #expect(response.body.readableBytes < 2_000)
+            let problem = try h.object(response)
+            #expect(problem["code"] as? String == "unknown_app")
+            let detail = try #require(problem["detail"] as? String)
+            #expect(detail.hasSuffix("characters left out)"))
+            let rejection = try #require(try await h.store.rejections(limit: 10).first)
+            #expect(rejection.code == "unknown_app")
+            #expect(rejection.detail == detail)
+        }
+    }
+
     /// Under `keep`, a second user's claim on a chain is 409 `link_conflict` as problem+json; the
     /// submitted fact and the refused link are recorded, and the first owner keeps the chain.
     @Test(arguments: TestDatabases.dialects)
