@@ -110,7 +110,9 @@ extension SubscriptionLedger {
     ///
     /// The owned chains and the page are two reads. A chain linked between them has its link on the
     /// page and its own events (committed with the link, just before it) not, and the cursor would
-    /// move past them for good; so the page is read again with every chain its links name.
+    /// move past them for good; so the owned chains are read again after the page, and the page
+    /// again with any chain that read adds. A chain named only by a link on the page is not added:
+    /// the user may have lost it since, and its later events are its new owner's.
     public func userEvents(userId: String, after: EventCursor?, limit: Int) async throws -> EventPage {
         try await LedgerMetrics.timed(metrics.readUserEvents) {
             let userStream = LedgerEventType.userStream(userId)
@@ -118,12 +120,8 @@ extension SubscriptionLedger {
             while true {
                 let streams = [userStream] + chains.sorted().map(LedgerEventType.chainStream)
                 let page = try await store.readAll(streams: streams, after: after ?? .start, limit: limit)
-                let linked = try page.events.filter { $0.streamID == userStream && $0.type == LedgerEventType.userLinked }.compactMap { event in
-                    guard case .link(let link) = try ProjectableEvent(event).body, link.outcome != .rejected else { return nil as String? }
-                    return link.originalTransactionId
-                }
-                let missing = Set(linked).subtracting(chains)
-                // Each round adds a chain, and a page names at most `limit`: this ends.
+                let missing = Set(try await userDocument(userId).state.chains.keys).subtracting(chains)
+                // Each round adds a chain the user owns: this ends unless links keep coming faster.
                 guard !missing.isEmpty else { return page }
                 chains.formUnion(missing)
             }

@@ -21,6 +21,41 @@ struct UserEventsPagingTests {
     /// 30 purchases, each a fact and its link.
     static let expected = 60
 
+    /// A chain moved to another user leaves the previous owner's events, whatever the page size:
+    /// the link on alice's stream named it, and paging with 1000 gave its renewals under bob too,
+    /// while paging one by one gave neither those nor her own.
+    @Test(arguments: TestDatabases.dialects)
+    func aChainMovedAwayLeavesThePreviousOwnersEventsWhateverThePageSize(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect: dialect) { h in
+            try await h.submit(user: "alice", H.transaction("1000", purchased: 0, expires: 30), at: 0)
+            try await h.notify(.didRenew, transaction: H.transaction("1001", purchased: 30, expires: 60), at: 30)
+            try await h.submit(user: "bob", H.transaction("1001", purchased: 30, expires: 60, signed: 31), at: 31)
+            try await h.notify(.didRenew, transaction: H.transaction("1002", purchased: 60, expires: 90), at: 60)
+            try await h.notify(.didRenew, transaction: H.transaction("1003", purchased: 90, expires: 120), at: 90)
+
+            func paged(_ user: String, by limit: Int) async throws -> [RecordedEvent] {
+                var events: [RecordedEvent] = []
+                var after: EventCursor?
+                while true {
+                    let page = try await h.ledger.userEvents(userId: user, after: after, limit: limit)
+                    guard !page.events.isEmpty else { return events }
+                    events += page.events
+                    after = page.next
+                }
+            }
+            for user in ["alice", "bob"] {
+                let whole = try await h.ledger.userEvents(userId: user, after: nil, limit: 1000).events.map(\.eventID)
+                for limit in [1, 2, 3] {
+                    #expect(try await paged(user, by: limit).map(\.eventID) == whole, "\(user) by \(limit)")
+                }
+            }
+            let alice = try await h.ledger.userEvents(userId: "alice", after: nil, limit: 1000).events
+            #expect(alice.map(\.type) == [LedgerEventType.userLinked, LedgerEventType.userUnlinked])
+            let bob = try await h.ledger.userEvents(userId: "bob", after: nil, limit: 1000).events
+            #expect(bob.filter { $0.streamID == "subscription-1000" }.count == 5)
+        }
+    }
+
     /// A reader pages a user's events while the user gains subscriptions one after another: the
     /// pages together hold every event the full list holds, each once. Paging used to lose a new
     /// chain's purchase when the chain was linked between reading the owned chains and the page.
