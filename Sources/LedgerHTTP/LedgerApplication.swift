@@ -74,6 +74,7 @@ public enum LedgerApplication {
                     additionalChannelHandlers: [
                         UnparsableHeadHandler(logger: logger),
                         RequestDeadlineHandler(timeout: Self.timeAmount(settings.requestTimeout), logger: logger),
+                        WriteStallHandler(timeout: Self.timeAmount(settings.requestTimeout), logger: logger),
                     ],
                     idleTimeout: Self.timeAmount(settings.idleTimeout)
                 )))

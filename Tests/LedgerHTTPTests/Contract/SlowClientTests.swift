@@ -1,5 +1,7 @@
 import AppStoreTesting
+import EventStore
 import EventStoreTesting
+import Foundation
 import HummingbirdTesting
 import Ledger
 import NIOCore
@@ -40,6 +42,32 @@ struct SlowClientTests {
             let took = ContinuousClock.now - connecting
             #expect(took >= .milliseconds(1900) && took < .seconds(10), "closed after \(took)")
             #expect(try await eventCount() == 0)
+        }
+    }
+
+    /// A client that stops reading its answer is closed the request timeout after the server could
+    /// queue no more of it: the feed of 8 MB it asked for no longer holds the connection, and the
+    /// answer's memory, for as long as the client likes. The server closed it before the end, so the
+    /// client, reading again, gets less than the whole feed, then the end of the connection.
+    @Test func aClientThatStopsReadingItsAnswerIsDisconnectedAfterTheRequestTimeout() async throws {
+        let padding = String(repeating: "x", count: 500_000)
+        let events = 16
+        try await RawConnection.withServer(idleTimeout: .seconds(30), requestTimeout: .seconds(2), reading: false, seed: { store in
+            // More than the loopback socket buffers hold, so the server's channel fills and stays full.
+            for index in 0..<events {
+                _ = try await store.append(to: "padding-\(index)", NewEvent(type: "padding", data: Data(#"{"padding":"\#(padding)"}"#.utf8)))
+            }
+        }) { channel, _, _ in
+            let answers = ReadRecorder()
+            try await channel.pipeline.addHandler(answers).get()
+            let request = "GET /v1/events HTTP/1.1\r\nHost: x\r\nAccept: application/x-ndjson\r\nAuthorization: Bearer \(APIHarness.readKey)\r\n\r\n"
+            try await channel.writeAndFlush(ByteBuffer(string: request)).get()
+            try await Task.sleep(for: .seconds(5))
+            channel.setOption(.autoRead, value: true).whenSuccess { channel.read() }
+            // Well inside the idle timeout, after which a finished answer's connection closes anyway.
+            #expect(try await RawConnection.closes(channel, within: .seconds(15)), "the server kept a connection that read nothing")
+            let received = answers.text.utf8.count
+            #expect(received > 0 && received < events * padding.utf8.count, "read \(received) bytes")
         }
     }
 

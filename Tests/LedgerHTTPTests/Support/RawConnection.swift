@@ -1,4 +1,5 @@
 import AppStoreTesting
+import EventStore
 import EventStoreTesting
 import HummingbirdTesting
 import Ledger
@@ -9,14 +10,17 @@ import Testing
 /// A live server and a raw TCP connection to it, for tests of what an HTTP client library would
 /// never send (half requests, trickled bytes, heads that are not HTTP).
 enum RawConnection {
-    /// A live server on a fresh SQLite store and a raw connection to it, with the time just before it
-    /// connected.
+    /// A live server on a fresh SQLite store (given `seed` first) and a raw connection to it, with the
+    /// time just before it connected. A connection that does not read takes nothing from its socket
+    /// until the test calls `read()`, and asks for a small receive buffer.
     static func withServer(
-        idleTimeout: Duration, requestTimeout: Duration,
+        idleTimeout: Duration, requestTimeout: Duration, reading: Bool = true,
+        seed: @Sendable (any EventStore) async throws -> Void = { _ in },
         _ body: @Sendable @escaping (any Channel, ContinuousClock.Instant, @Sendable () async throws -> Int) async throws -> Void
     ) async throws {
         let pki = try APIHarness.pki.get()
         try await withFreshStore(.sqlite) { fixture in
+            try await seed(fixture.store)
             let app = try APIHarness.application(
                 store: fixture.store, pki: pki, clock: ManualClock(Day.date(0)), verifyReceiptURL: "http://127.0.0.1:9",
                 idleTimeout: idleTimeout, requestTimeout: requestTimeout
@@ -24,8 +28,11 @@ enum RawConnection {
             try await app.test(.live) { client in
                 let port = try #require(client.port)
                 let connecting = ContinuousClock.now
-                let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                    .connect(host: "127.0.0.1", port: port).get()
+                var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                if !reading {
+                    bootstrap = bootstrap.channelOption(.autoRead, value: false).channelOption(.socketOption(.so_rcvbuf), value: 4096)
+                }
+                let channel = try await bootstrap.connect(host: "127.0.0.1", port: port).get()
                 try await body(channel, connecting, { try await fixture.store.eventCount() })
                 try? await channel.close()
             }
