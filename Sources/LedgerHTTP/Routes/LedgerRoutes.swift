@@ -59,7 +59,14 @@ public struct LedgerRoutes: Sendable {
             let user = try Self.pathUser(context)
             let at = try Self.date(request, "at")
             if let asOf = try Self.date(request, "as_of") {
-                // What was known at `as_of`, evaluated at `at` when given (else at `as_of`).
+                // What was known at `as_of`, evaluated at `at` when given (else at `as_of`). A later
+                // moment is not known yet: its answer would change as facts arrive.
+                guard asOf <= clock.now() else {
+                    throw Problem(
+                        status: .badRequest, code: "invalid_query", title: "Invalid query",
+                        detail: "as_of is later than now, and the ledger cannot know what it will be told; to evaluate a later moment with what is known now, use at"
+                    )
+                }
                 return EntitlementViewBody(try await ledger.entitlements(userId: user, asOf: asOf, at: at))
             }
             return EntitlementViewBody(try await ledger.entitlements(userId: user, at: at ?? clock.now()))

@@ -73,13 +73,32 @@ enum APIDate {
     /// part it read (`…Zjunk`), takes zone forms RFC 3339 has not (`UTC`, `+0200`), rolls
     /// `2026-02-30` over to March 2 and takes hour 24 and second 60, so a typo would be evaluated
     /// at another date.
+    ///
+    /// Digits past the microsecond are dropped, as the store keeps no finer time: parsed whole,
+    /// `.4359999` was rounded to `.436` and so counted in the next millisecond, and Foundation
+    /// refuses more than nine. The moment must fall in years 0001 to 9999 once its offset is applied,
+    /// so an answer can name it in RFC 3339.
     static func parse(_ text: String) -> Date? {
         guard isWellFormed(text) else { return nil }
         // RFC 3339 allows a lowercase `t` and `z`; Foundation's parser does not.
-        let text = text.uppercased()
-        if let date = try? style.parse(text) { return date }
-        return try? Date.ISO8601FormatStyle().parse(text)
+        var text = text.uppercased()
+        if text.utf8.count > 20, text.utf8[text.utf8.index(text.utf8.startIndex, offsetBy: 19)] == UInt8(ascii: ".") {
+            let fraction = text.dropFirst(20).prefix { $0.isASCII && $0.isNumber }
+            if fraction.count > 6 {
+                text = String(text.prefix(20)) + fraction.prefix(6) + text.dropFirst(20 + fraction.count)
+            }
+        }
+        guard let date = (try? style.parse(text)) ?? (try? Date.ISO8601FormatStyle().parse(text)) else { return nil }
+        let milliseconds = Timestamp.milliseconds(date)
+        guard milliseconds >= firstMillisecond, milliseconds < endMillisecond else { return nil }
+        return date
     }
+
+    /// 0001-01-01T00:00:00Z and 10000-01-01T00:00:00Z, in milliseconds since 1970, as Foundation's
+    /// calendar counts them (Julian before October 1582, so year 1 starts two days before the
+    /// proleptic Gregorian one): the parser and the style that writes such dates use that calendar.
+    static let firstMillisecond: Int64 = -62_135_769_600_000
+    static let endMillisecond: Int64 = 253_402_300_800_000
 
     /// Whether `text` is `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)` and nothing more, with a month,
     /// day, hour, minute and second in range and an offset of at most 18 hours.

@@ -63,6 +63,29 @@ struct APIDateTests {
         #expect(APIDate.parse("2026-11-22T04:00:00+18:00") == utc)
     }
 
+    /// The store keeps microseconds: digits past them are dropped, not rounded into the next
+    /// millisecond (which `as_of` would then count), and any number of them is RFC 3339.
+    @Test func digitsPastTheMicrosecondAreDropped() throws {
+        let base = try #require(APIDate.parse("2026-11-21T10:00:05.435999Z"))
+        #expect(try #require(APIDate.parse("2026-11-21T10:00:05.4359999Z")) == base)
+        #expect(try #require(APIDate.parse("2026-11-21T10:00:05.4359999999999Z")) == base)
+        #expect(APIDate.string(base) == "2026-11-21T10:00:05.435Z")
+        #expect(APIDate.string(try #require(APIDate.parse("2026-11-21T10:00:00.9999999Z"))) == "2026-11-21T10:00:00.999Z")
+        #expect(APIDate.parse("2026-11-21T10:00:05.4360000000Z") == APIDate.parse("2026-11-21T10:00:05.436Z"))
+        #expect(APIDate.parse("2026-11-21T12:00:05.4359999+02:00") == base)
+    }
+
+    /// An answer names its moments in RFC 3339, which has four-digit years: a query moment outside
+    /// years 0001 to 9999 once its offset is applied is refused rather than echoed as -0001 or 10000.
+    @Test func onlyMomentsInYearsOneToNineThousandNineHundredNinetyNineParse() {
+        for text in ["0000-01-01T00:00:00Z", "0001-01-01T00:00:00+18:00", "9999-12-31T23:59:59-18:00"] {
+            #expect(APIDate.parse(text) == nil, "\(text)")
+        }
+        for text in ["0001-01-01T00:00:00Z", "9999-12-31T23:59:59.999Z", "0001-01-01T18:00:00+18:00"] {
+            #expect(APIDate.parse(text) != nil, "\(text)")
+        }
+    }
+
     @Test func aMillisecondTheStyleTruncatedIsWrittenAsSent() {
         let date = Date(timeIntervalSince1970: Double(3_833_107_742_699) / 1000)
         #expect(APIDate.string(date) == "2091-06-19T16:09:02.699Z")

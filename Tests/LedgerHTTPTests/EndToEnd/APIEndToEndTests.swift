@@ -335,6 +335,10 @@ struct APIEndToEndTests {
             #expect(both["evaluated_at"] as? String == "2026-02-01T00:00:00.000Z")
             #expect(((both["entitlements"] as? [[String: Any]])?.first?["status"]) as? String == "expired")
             #expect(try await h.pro("u1", at: 6)?["status"] as? String == "refunded")
+            // The ledger cannot know later than now (day 5): such an answer would change as facts arrive.
+            let future = try await h.request(.get, "/v1/users/u1/entitlements?as_of=\(Day.iso(6))", key: H.readKey)
+            #expect(future.status == .badRequest)
+            #expect(try h.object(future)["code"] as? String == "invalid_query")
 
             h.clock.set(Day.date(6))
             let grant = try await h.request(.post, "/v1/users/u1/grants", key: H.adminKey,
