@@ -250,7 +250,8 @@ struct APIEndToEndTests {
     }
 
     /// A GET never blames the request for the server's own data: an event this build cannot read
-    /// (appended past the ledger here) answers 500 `internal_error`, not 400 `malformed_body`.
+    /// (appended past the ledger here), folded again for `as_of`, answers 500 `internal_error`, not
+    /// 400 `malformed_body`. The user's event list shows it as stored, as the feed does.
     @Test(arguments: TestDatabases.dialects)
     func storedDataThisBuildCannotReadIsTheServersFaultNotTheRequests(_ dialect: StorageDialect) async throws {
         try await H.run(dialect) { h in
@@ -258,7 +259,9 @@ struct APIEndToEndTests {
             _ = try await h.store.append(to: LedgerEventType.userStream("u9"), [unreadable])
             // PostgreSQL's feed shows it once older transactions of the parallel tests have ended.
             _ = try await readLog(h.store, atLeast: 1)
-            let response = try await h.request(.get, "/v1/users/u9/events", key: H.readKey)
+            let listed = try h.object(try await h.request(.get, "/v1/users/u9/events", key: H.readKey))
+            #expect((listed["events"] as? [[String: Any]])?.map { $0["type"] as? String } == [LedgerEventType.userLinked])
+            let response = try await h.request(.get, "/v1/users/u9/entitlements?as_of=\(Day.iso(0))", key: H.readKey)
             #expect(response.status == .internalServerError)
             let problem = try h.object(response)
             #expect(problem["code"] as? String == "internal_error")

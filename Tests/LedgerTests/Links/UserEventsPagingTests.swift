@@ -43,8 +43,16 @@ struct UserEventsPagingTests {
                     after = page.next
                 }
             }
-            for user in ["alice", "bob"] {
-                let whole = try await h.ledger.userEvents(userId: user, after: nil, limit: 1000).events.map(\.eventID)
+            // PostgreSQL shows an event once no older transaction is open (other tests run alongside):
+            // wait until each whole list holds all it should (alice her link and unlink, bob his link
+            // and the chain's five facts) before paging.
+            for (user, count) in [("alice", 2), ("bob", 6)] {
+                let deadline = ContinuousClock.now + .seconds(30)
+                var whole: [UUID] = []
+                while whole.count < count, ContinuousClock.now < deadline {
+                    whole = try await h.ledger.userEvents(userId: user, after: nil, limit: 1000).events.map(\.eventID)
+                }
+                #expect(whole.count == count, "\(user)")
                 for limit in [1, 2, 3] {
                     #expect(try await paged(user, by: limit).map(\.eventID) == whole, "\(user) by \(limit)")
                 }
