@@ -128,9 +128,9 @@ public final class SubscriptionLedger: Sendable {
         var renewals = (notification.unifiedReceipt?.pendingRenewalInfo ?? []).compactMap {
             Normalizer.observation($0, environment: environment, assertedAt: received)
         }
-        let latest = transactions.max { ($0.purchaseDate, $0.transactionId) < ($1.purchaseDate, $1.transactionId) }
-        let subscription = transactions.filter { $0.type == ProductType.autoRenewable }
-            .max { ($0.purchaseDate, $0.transactionId) < ($1.purchaseDate, $1.transactionId) }
+        // The latest purchase, as a chain picks its governing one: ids as numbers ("10" after "9").
+        let latest = ChainState.latest(of: transactions)
+        let subscription = ChainState.latest(of: transactions.filter { $0.type == ProductType.autoRenewable })
         if let pending = notification.unifiedReceipt?.pendingRenewalInfo, let chain = subscription?.originalTransactionId {
             // Only for the subscription the notification is about: a late retry must not end the
             // grace period of every other subscription its receipt lists.

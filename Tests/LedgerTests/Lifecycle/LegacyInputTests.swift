@@ -314,6 +314,20 @@ struct LegacyInputTests {
         }
     }
 
+    /// A V1 body is kept on the stream of its latest purchase; of two bought at the same moment, the
+    /// later id counts as a number, as a chain picks its governing transaction ("10" after "9").
+    @Test func aV1BodyIsKeptWithItsLatestPurchaseComparingIdsAsNumbers() async throws {
+        try await H.run { h in
+            let body = try Self.v1Body(.didRenew, entries: [
+                Self.entry("10", original: "10", purchased: 5, expires: 35), Self.entry("9", original: "9", purchased: 5, expires: 35),
+            ])
+            h.clock.set(Day.date(6))
+            _ = try await h.ledger.ingestNotificationV1(body: body, context: .init(source: "test"))
+            #expect(try await h.store.readStream("subscription-10").map(\.type) == [LedgerEventType.notificationV1])
+            #expect(try await h.store.readStream("subscription-9").isEmpty)
+        }
+    }
+
     /// A refund Apple confirmed is not undone by a V1 notification Apple wrote before the refund and
     /// delivered after it: a V1 transaction counts from the latest date it states, not its arrival.
     @Test func aLateV1NotificationDoesNotUndoARefund() async throws {
