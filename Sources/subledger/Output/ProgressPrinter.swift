@@ -24,7 +24,7 @@ final class ProgressPrinter: Sendable {
         let now = ContinuousClock.now
         let interval: Duration = interactive ? .milliseconds(200) : .seconds(5)
         let shouldPrint = state.withLock { state -> Bool in
-            if let last = state.lastPrint, now - last < interval, done < total { return false }
+            if let last = state.lastPrint, now - last < interval, done != total { return false }
             state.lastPrint = now
             state.printed = true
             return true
@@ -44,12 +44,15 @@ final class ProgressPrinter: Sendable {
         if printed && interactive { printError("") }
     }
 
-    /// `audit: 12000/50000 events (24%), 8123 events/s, ETA 4s`.
+    /// `audit: 12000/50000 events (24%), 8123 events/s, ETA 4s`. A total counted when the job started
+    /// can be passed while it runs (events appended meanwhile): then the count stands alone.
     static func line(label: String, done: Int, total: Int, unit: String, elapsed: Duration) -> String {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let rate = seconds > 0 ? Double(done) / seconds : 0
         var text = "\(label): \(done)"
-        if total > 0 {
+        if total > 0, done > total {
+            text += " \(unit) (\(total) when it started; more came since)"
+        } else if total > 0 {
             text += "/\(total) \(unit) (\(Int(Double(done) * 100 / Double(total)))%)"
         } else {
             text += " \(unit)"
