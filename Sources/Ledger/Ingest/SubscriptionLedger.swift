@@ -273,9 +273,11 @@ public final class SubscriptionLedger: Sendable {
             // Absent and empty differ: only an empty list says the subscriptions no longer renew.
             "pending_renewal_info": try response.pendingRenewalInfo.map { try String(decoding: encoder.encode($0), as: UTF8.self) } ?? "absent",
         ]
-        if response.latestReceiptInfo == nil {
+        if response.latestReceiptInfo == nil, response.receipt?.receiptCreationDate != nil {
             // The entries count from the receipt's creation, which may be older than facts recorded
-            // before it: an equal receipt created later says more, so it is no duplicate.
+            // before it: an equal receipt created later says more, so it is no duplicate. (Without a
+            // creation date they count from Apple's answer, which each validation moves on, so it is
+            // left out, as for latest_receipt_info.)
             identified["asserted_at"] = String(entriesAsserted)
         }
         let identity = try encoder.encode(identified)

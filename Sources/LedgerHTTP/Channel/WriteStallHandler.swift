@@ -7,8 +7,10 @@ import NIOHTTPTypes
 ///
 /// The idle and request timeouts stop while a request is being answered, so a long answer such as
 /// the NDJSON feed is never cut off. Without this, a client that stopped reading held its connection,
-/// and the memory of the answer queued for it, for as long as it liked. A client that reads slowly
-/// makes the channel writable again now and then, which starts the clock over.
+/// and the memory of the answer queued for it, for as long as it liked. A client that reads lets the
+/// server queue more, which makes the channel writable and starts the clock over; but the kernel
+/// gives a full socket room only in steps of about a third of its send buffer, so a client reading
+/// a few kilobytes a second while megabytes are in flight can still be cut off (docs/api.md).
 final class WriteStallHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart

@@ -62,21 +62,26 @@ public struct LineLogHandler: LogHandler {
         return line
     }
 
-    /// `text` with its control characters written as escapes; itself when it has none.
+    /// `text` with its control characters (C0, DEL, C1), line and paragraph separators and
+    /// backslashes written as escapes, so a `\n` a client sent reads as `\\n`; itself when it has none.
     static func escaped(_ text: String) -> String {
-        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { return text }
+        // Every byte of C1, U+2028 and U+2029 in UTF-8 is 0x80 or above; ASCII text needs no scan.
+        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\\") || $0 >= 0x80 }) else { return text }
         var result = ""
+        var changed = false
         for scalar in text.unicodeScalars {
             switch scalar {
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+            case "\n": result += "\\n"; changed = true
+            case "\r": result += "\\r"; changed = true
+            case "\t": result += "\\t"; changed = true
+            case "\\": result += "\\\\"; changed = true
+            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029:
                 result += "\\u{" + String(scalar.value, radix: 16) + "}"
+                changed = true
             default: result.unicodeScalars.append(scalar)
             }
         }
-        return result
+        return changed ? result : text
     }
 
     private static let timestampStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)

@@ -31,15 +31,20 @@ public struct Problem: Error, Sendable, Codable, Equatable {
         self.code = code
     }
 
-    /// The most of a detail a problem keeps, in characters. A detail may quote the input it refuses
-    /// (an unknown `bid`, a bad date), and anyone can post a webhook: uncut, a 1 MiB body came back
-    /// whole in the answer, the log line and the rejection row.
+    /// The most of a detail a problem keeps, in Unicode scalars. A detail may quote the input it
+    /// refuses (an unknown `bid`, a bad date), and anyone can post a webhook: uncut, a 1 MiB body came
+    /// back whole in the answer, the log line and the rejection row. Scalars, not characters: one
+    /// character can hold any number of combining marks.
     public static let detailLimit = 1_000
 
-    /// `text` cut to `limit` characters, saying how much was left out.
+    /// `text` cut to `limit` Unicode scalars, saying how many were left out.
     public static func bounded(_ text: String, to limit: Int = detailLimit) -> String {
-        guard text.utf8.count > limit, text.count > limit else { return text }
-        return "\(text.prefix(limit))... (\(text.count - limit) more characters left out)"
+        guard text.utf8.count > limit else { return text }
+        let scalars = text.unicodeScalars
+        let total = scalars.count
+        guard total > limit else { return text }
+        let kept = String(String.UnicodeScalarView(scalars.prefix(limit)))
+        return "\(kept)... (\(total - limit) more characters left out)"
     }
 
     /// The path is served, but not with this method.

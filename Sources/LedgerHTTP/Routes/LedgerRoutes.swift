@@ -58,14 +58,19 @@ public struct LedgerRoutes: Sendable {
             try authenticator.require(.read, request)
             let user = try Self.pathUser(context)
             let at = try Self.date(request, "at")
-            if let asOf = try Self.date(request, "as_of") {
+            if var asOf = try Self.date(request, "as_of") {
                 // What was known at `as_of`, evaluated at `at` when given (else at `as_of`). A later
-                // moment is not known yet: its answer would change as facts arrive.
-                guard asOf <= clock.now() else {
-                    throw Problem(
-                        status: .badRequest, code: "invalid_query", title: "Invalid query",
-                        detail: "as_of is later than now, and the ledger cannot know what it will be told; to evaluate a later moment with what is known now, use at"
-                    )
+                // moment is not known yet: its answer would change as facts arrive. Up to a minute
+                // ahead is a client's clock running fast, and read as now.
+                let now = clock.now()
+                if asOf > now {
+                    guard asOf.timeIntervalSince(now) <= Self.asOfClockSkew else {
+                        throw Problem(
+                            status: .badRequest, code: "invalid_query", title: "Invalid query",
+                            detail: "as_of is later than now, and the ledger cannot know what it will be told; to evaluate a later moment with what is known now, use at"
+                        )
+                    }
+                    asOf = now
                 }
                 return EntitlementViewBody(try await ledger.entitlements(userId: user, asOf: asOf, at: at))
             }
@@ -214,6 +219,9 @@ public struct LedgerRoutes: Sendable {
     static func problem(withIdentifier id: String, named name: String) -> String? {
         SubscriptionLedger.isUserId(id) ? nil : "\(name) must be 1 to 256 code points in Unicode Normalization Form C, none of them control characters"
     }
+
+    /// How far ahead of the server's clock an `as_of` may be and still be read as now, in seconds.
+    static let asOfClockSkew: TimeInterval = 60
 
     static func date(_ request: Request, _ name: String) throws -> Date? {
         guard let text = request.uri.queryParameters[Substring(name)] else { return nil }

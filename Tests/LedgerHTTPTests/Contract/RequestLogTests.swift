@@ -143,6 +143,13 @@ struct RequestLogTests {
         #expect(line.hasSuffix("\n"))
         #expect(line.contains(#"error=bad bundle id x\n2026-11-23T12:00:00.000Z critical"#))
         #expect(line.contains(#"[LedgerHTTP] request\rfailed\u{1b}[2J"#))
+        // C1 controls and Unicode's line separators too; a backslash is escaped so a sent "\n" differs.
+        func message(_ text: String) -> String {
+            let line = LineLogHandler.line(date: Date(timeIntervalSince1970: 0), level: .info, label: "l", metadata: [:], source: "s", message: text)
+            return String(line[(line.range(of: "[s] ")?.upperBound ?? line.startIndex)...].dropLast())
+        }
+        #expect(message("a\u{85}b\u{9B}c\u{2028}d\u{2029}e \\n café") == #"a\u{85}b\u{9b}c\u{2028}d\u{2029}e \\n café"#)
+        #expect(message("plain café") == "plain café")
     }
 
     @Test func metadataFromTheProviderAndTheCallJoinTheLoggersOwn() {

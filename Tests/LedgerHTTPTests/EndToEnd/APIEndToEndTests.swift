@@ -175,6 +175,15 @@ struct APIEndToEndTests {
             let rejection = try #require(try await h.store.rejections(limit: 10).first)
             #expect(rejection.code == "unknown_app")
             #expect(rejection.detail == detail)
+
+            // One character can carry any number of combining marks: the limit counts scalars.
+            let accented = "A" + String(repeating: "\u{301}", count: 400_000)
+            let marks = try await h.request(
+                .post, "/v1/apple/notifications/v1", json: #"{"notification_type":"DID_RENEW","password":"x","bid":"\#(accented)"}"#
+            )
+            #expect(marks.status == .badRequest)
+            #expect(marks.body.readableBytes < 4_000)
+            #expect(try await h.store.rejections(limit: 10).allSatisfy { $0.detail.utf8.count < 4_000 })
         }
     }
 
@@ -338,10 +347,13 @@ struct APIEndToEndTests {
             #expect(both["evaluated_at"] as? String == "2026-02-01T00:00:00.000Z")
             #expect(((both["entitlements"] as? [[String: Any]])?.first?["status"]) as? String == "expired")
             #expect(try await h.pro("u1", at: 6)?["status"] as? String == "refunded")
-            // The ledger cannot know later than now (day 5): such an answer would change as facts arrive.
+            // The ledger cannot know later than now (day 5): such an answer would change as facts
+            // arrive. Up to a minute ahead is a client's fast clock, read as now.
             let future = try await h.request(.get, "/v1/users/u1/entitlements?as_of=\(Day.iso(6))", key: H.readKey)
             #expect(future.status == .badRequest)
             #expect(try h.object(future)["code"] as? String == "invalid_query")
+            let skewed = try h.object(try await h.request(.get, "/v1/users/u1/entitlements?as_of=2026-01-06T00:00:30Z", key: H.readKey))
+            #expect(skewed["as_of"] as? String == "2026-01-06T00:00:00.000Z")
 
             h.clock.set(Day.date(6))
             let grant = try await h.request(.post, "/v1/users/u1/grants", key: H.adminKey,

@@ -374,6 +374,26 @@ struct LegacyInputTests {
         }
     }
 
+    /// Without a creation date, a receipt's own entries count from Apple's answer, which each
+    /// validation moves on: that time stays out of its identity, so a resend is still a duplicate.
+    @Test func aReceiptWithoutACreationDateResentIsADuplicate() async throws {
+        try await H.run { h in
+            let lifetime = LegacyInAppTransaction(
+                quantity: "1", productId: "lifetime.pro", transactionId: "5000", originalTransactionId: "5000",
+                purchaseDate: Day.apple(0), originalPurchaseDate: Day.apple(0), isTrialPeriod: LegacyFlag(rawValue: "false")
+            )
+            for (receipt, day) in [("first-answer", 10.0), ("second-answer", 20.0)] {
+                let decoded = LegacyReceipt(bundleId: H.bundleId, requestDate: Day.apple(day), inApp: [lifetime])
+                h.receipts.register(VerifyReceiptResponse(status: 0, environment: .sandbox, receipt: decoded), for: receipt)
+            }
+            h.clock.set(Day.date(10))
+            let first = try await h.ledger.submitReceipt(userId: "u1", receiptData: "first-answer", context: .init(source: "test"))
+            #expect(!first.isDuplicate)
+            h.clock.set(Day.date(20))
+            #expect(try await h.ledger.submitReceipt(userId: "u1", receiptData: "second-answer", context: .init(source: "test")).isDuplicate)
+        }
+    }
+
     /// Apple removes a subscription from `pending_renewal_info` when the customer turns renewal off
     /// during a grace period; the grace period ends then, in a receipt and in a V1 notification alike.
     @Test(arguments: [false, true])

@@ -1,5 +1,7 @@
 import AppStore
 import AppStoreTesting
+import EventStore
+import EventStoreTesting
 import Foundation
 import Ledger
 import Testing
@@ -235,6 +237,24 @@ struct SubscriptionLifecycleTests {
             try await h.submit(user: "u1", H.transaction("7000", original: "7000", product: "pass.30days", purchased: 0, type: .nonRenewingSubscription), at: 0)
             #expect(try await h.entitlement("pro", of: "u1", at: 29)?.active == true)
             #expect(try await h.entitlement("pro", of: "u1", at: 30.5)?.active == false)
+        }
+    }
+
+    /// A grant's or a revocation's reason is kept in the user's document, which PostgreSQL reads as
+    /// jsonb: control characters other than tabs and line breaks are refused, U+0000 above all.
+    @Test(arguments: TestDatabases.dialects)
+    func reasonsWithControlCharactersAreRefusedAndRecordNothing(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect: dialect) { h in
+            let grant = try await h.ledger.grant(userId: "u1", entitlement: "pro", expiresAt: Day.date(10), reason: "support\n\tticket", context: .init(source: "test"))
+            for reason in ["support\u{0}", "support\u{1B}[2J", "support\u{7F}"] {
+                try await h.expectRefusal(.malformedBody) {
+                    _ = try await h.ledger.grant(userId: "u1", entitlement: "pro", expiresAt: Day.date(10), reason: reason, context: .init(source: "test"))
+                }
+                try await h.expectRefusal(.malformedBody) {
+                    try await h.ledger.revokeGrant(userId: "u1", grantId: grant.grantId, reason: reason, context: .init(source: "test"))
+                }
+            }
+            #expect(try await h.entitlement("pro", of: "u1", at: 1)?.active == true)
         }
     }
 
