@@ -8,8 +8,20 @@ import Foundation
 public struct LedgerReplayer: Sendable {
     /// How far a replay has got.
     public struct Progress: Sendable, Hashable {
+        /// What a replay does after its fold: the write or the comparison of a large store can take
+        /// a while, and would otherwise show as a finished fold that does nothing.
+        public enum Phase: Sendable, Hashable {
+            /// Folding events: `events` of the `totalEvents` counted at the start are folded.
+            case folding
+            /// The fold is done; its documents are being written in place of the live read models.
+            case swapping(documents: Int)
+            /// The fold is done; its documents are being compared with the live read models.
+            case comparing(documents: Int)
+        }
+
         public var events: Int
         public var totalEvents: Int
+        public var phase: Phase = .folding
     }
 
     /// A document that differs between the live read models and a rebuild.
@@ -143,6 +155,7 @@ public struct LedgerReplayer: Sendable {
     /// Rebuilds every read model from the events and swaps them in.
     public func rebuild(progress: (@Sendable (Progress) -> Void)? = nil) async throws -> Report {
         let (documents, events) = try await fold(progress: progress)
+        progress?(Progress(events: events, totalEvents: events, phase: .swapping(documents: documents.count)))
         try await store.replaceProjections(with: documents)
         return Report(events: events, documents: documents.count, differences: [])
     }
@@ -150,6 +163,7 @@ public struct LedgerReplayer: Sendable {
     /// Rebuilds alongside and reports every difference from the live read models; changes nothing.
     public func check(progress: (@Sendable (Progress) -> Void)? = nil) async throws -> Report {
         let (rebuilt, events) = try await fold(progress: progress)
+        progress?(Progress(events: events, totalEvents: events, phase: .comparing(documents: rebuilt.count)))
         let live = try await store.projectionDocuments()
         var differences: [Difference] = []
         var liveByKey: [String: Data] = [:]

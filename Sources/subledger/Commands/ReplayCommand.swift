@@ -29,11 +29,19 @@ struct ReplayCommand: AsyncParsableCommand {
             }
             let replayer = LedgerReplayer(store: store)
             let onProgress: @Sendable (LedgerReplayer.Progress) -> Void = { step in
-                progress.update(done: step.events, total: step.totalEvents, unit: "events")
+                switch step.phase {
+                case .folding:
+                    progress.update(done: step.events, total: step.totalEvents, unit: "events")
+                case .swapping(let documents):
+                    progress.finish()
+                    printError("replay: writing \(documents) documents in place of the live read models (one transaction)...")
+                case .comparing(let documents):
+                    progress.finish()
+                    printError("replay --check: comparing \(documents) documents with the live read models...")
+                }
             }
             return check ? try await replayer.check(progress: onProgress) : try await replayer.rebuild(progress: onProgress)
         }
-        progress.finish()
         print("folded \(report.events) events into \(report.documents) documents")
         guard check else {
             print("read models rebuilt and swapped in")

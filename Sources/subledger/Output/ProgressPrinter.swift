@@ -6,26 +6,25 @@ import Synchronization
 /// Off a terminal it prints at most one line every 5 seconds, so logs stay readable.
 final class ProgressPrinter: Sendable {
     private struct State {
-        var lastPrint: ContinuousClock.Instant?
+        var throttle: ProgressThrottle
         var printed = false
     }
 
     private let label: String
     private let start = ContinuousClock.now
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let interactive = standardErrorIsTerminal
 
     init(label: String) {
         self.label = label
+        state = Mutex(State(throttle: ProgressThrottle(interval: standardErrorIsTerminal ? .milliseconds(200) : .seconds(5))))
     }
 
     /// Reports that `done` of `total` units are finished.
     func update(done: Int, total: Int, unit: String) {
         let now = ContinuousClock.now
-        let interval: Duration = interactive ? .milliseconds(200) : .seconds(5)
         let shouldPrint = state.withLock { state -> Bool in
-            if let last = state.lastPrint, now - last < interval, done != total { return false }
-            state.lastPrint = now
+            guard state.throttle.admits(done: done, total: total, at: now) else { return false }
             state.printed = true
             return true
         }

@@ -4,6 +4,7 @@ import EventStore
 import EventStoreTesting
 import Foundation
 @testable import Ledger
+import Synchronization
 import Testing
 
 @Suite("Replay rebuilds read models identical to the live ones")
@@ -50,6 +51,31 @@ struct ReplayTests {
             // A second rebuild works too (the swap leaves names ready for the next one).
             _ = try await replayer.rebuild()
             #expect(try await replayer.check().differences.isEmpty)
+        }
+    }
+
+    /// Progress covers the whole job: the fold's steps up to every event, then the write (rebuild) or
+    /// the comparison (check) with its document count, which on a large store is a wait of its own.
+    @Test(arguments: TestDatabases.dialects)
+    func progressReportsTheFoldThenTheSwapOrTheComparison(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect: dialect) { h in
+            try await Self.mixedWorkload(h)
+            let replayer = LedgerReplayer(store: h.store, pageSize: 3)
+            for rebuilding in [true, false] {
+                let steps = Mutex<[LedgerReplayer.Progress]>([])
+                let record: @Sendable (LedgerReplayer.Progress) -> Void = { step in steps.withLock { $0.append(step) } }
+                let report = rebuilding ? try await replayer.rebuild(progress: record) : try await replayer.check(progress: record)
+                let seen = steps.withLock { $0 }
+                let folding = seen.filter { $0.phase == .folding }
+                // 13 events in pages of 3: five pages folded, each reported.
+                #expect(folding.map(\.events) == [3, 6, 9, 12, 13])
+                #expect(folding.allSatisfy { $0.totalEvents == 13 })
+                let last = try #require(seen.last)
+                #expect(seen.count == folding.count + 1)
+                #expect(last.events == report.events)
+                #expect(report.documents > 0)
+                #expect(last.phase == (rebuilding ? .swapping(documents: report.documents) : .comparing(documents: report.documents)))
+            }
         }
     }
 

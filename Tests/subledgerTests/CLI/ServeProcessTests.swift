@@ -132,7 +132,13 @@ struct ServeProcessTests {
             // Nothing was applied behind the operator's back.
             let migrate = try await SubledgerProcess.run(["migrate"], in: directory)
             #expect(migrate.stdout.contains("applied 0001_events.sql"))
-            #expect(try await SubledgerProcess.run(["replay", "--check"], in: directory).status == 0)
+            let check = try await SubledgerProcess.run(["replay", "--check"], in: directory)
+            #expect(check.status == 0)
+            #expect(check.stderr.contains("replay --check: comparing 0 documents with the live read models"), "\(check.stderr)")
+            let rebuild = try await SubledgerProcess.run(["replay"], in: directory)
+            #expect(rebuild.status == 0)
+            #expect(rebuild.stderr.contains("replay: writing 0 documents in place of the live read models"), "\(rebuild.stderr)")
+            #expect(rebuild.stdout.contains("read models rebuilt and swapped in"), "\(rebuild.stdout)")
             // A schema one migration behind: the audit reads only the events, so it runs; replay
             // --check compares read models this build writes, so it asks for the migration.
             let raw = try await SQLiteConnection.open(storage: .file(path: directory.appendingPathComponent("subledger.sqlite").path))
