@@ -16,13 +16,25 @@ public enum LedgerApplication {
         public var idleTimeout: Duration
         /// How long a connection has to deliver its next whole request (a client trickling bytes).
         public var requestTimeout: Duration
+        /// The most connections open at once; one more is answered 503 `too_many_connections`.
+        public var maximumConnections: Int
 
         /// Creates listen settings.
-        public init(host: String, port: Int, idleTimeout: Duration = .seconds(30), requestTimeout: Duration = .seconds(60)) {
+        public init(
+            host: String, port: Int, idleTimeout: Duration = .seconds(30), requestTimeout: Duration = .seconds(60),
+            maximumConnections: Int = Settings.defaultMaximumConnections
+        ) {
             self.host = host
             self.port = port
             self.idleTimeout = idleTimeout
             self.requestTimeout = requestTimeout
+            self.maximumConnections = maximumConnections
+        }
+
+        /// 16,384, or fewer when the process may open fewer files: its open-file limit less 256
+        /// descriptors kept for the database, verifyReceipt and logs (at least 64).
+        public static var defaultMaximumConnections: Int {
+            min(16_384, max(64, OpenFileLimit.current - 256))
         }
     }
 
@@ -67,7 +79,9 @@ public enum LedgerApplication {
         logger: Logger,
         onServerRunning: (@Sendable (Int) async -> Void)? = nil
     ) -> Application<RouterResponder<LedgerRequestContext>> {
-        Application(
+        // One count for the whole server, whichever event loop accepts a connection.
+        let connections = ConnectionLimit(maximum: settings.maximumConnections)
+        return Application(
             router: router(store: store, ledger: ledger, keys: keys, clock: clock, metrics: metrics),
             server: HTTPServerBuilder { responder in
                 LedgerHTTP1Channel(http1: HTTP1Channel(responder: responder, configuration: .init(
@@ -77,7 +91,7 @@ public enum LedgerApplication {
                         WriteStallHandler(timeout: Self.timeAmount(settings.requestTimeout), logger: logger),
                     ],
                     idleTimeout: Self.timeAmount(settings.idleTimeout)
-                )))
+                )), limit: connections, logger: logger)
             },
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "subledger"),
             onServerRunning: { channel in

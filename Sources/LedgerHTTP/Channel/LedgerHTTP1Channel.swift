@@ -4,16 +4,26 @@ import NIOCore
 import NIOHTTPTypesHTTP1
 
 /// Hummingbird's HTTP/1.1 child channel with ``ConnectionCloseMarker`` ahead of its conversion to
-/// HTTP types, which drops the request's HTTP version.
+/// HTTP types, which drops the request's HTTP version, and a place under ``ConnectionLimit`` for
+/// each connection (one over it is answered by ``ConnectionRefusalHandler``).
 struct LedgerHTTP1Channel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
 
     let http1: HTTP1Channel
+    let limit: ConnectionLimit
+    let logger: Logger
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        http1.setup(channel: channel, logger: logger).flatMapThrowing { value in
+        let admitted = limit.acquire()
+        if admitted {
+            channel.closeFuture.whenComplete { [limit] _ in limit.release() }
+        }
+        return http1.setup(channel: channel, logger: logger).flatMapThrowing { [limit, logger = self.logger] value in
             let pipeline = channel.pipeline.syncOperations
             try pipeline.addHandler(ConnectionCloseMarker(), position: .before(try pipeline.handler(type: HTTP1ToHTTPServerCodec.self)))
+            if !admitted {
+                try pipeline.addHandler(ConnectionRefusalHandler(limit: limit, logger: logger), position: .first)
+            }
             return value
         }
     }

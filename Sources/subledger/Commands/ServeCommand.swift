@@ -70,7 +70,8 @@ struct ServeCommand: AsyncParsableCommand {
             settings: .init(
                 host: configuration.httpHost, port: configuration.httpPort,
                 idleTimeout: .seconds(configuration.httpIdleTimeoutSeconds),
-                requestTimeout: .seconds(configuration.httpRequestTimeoutSeconds)
+                requestTimeout: .seconds(configuration.httpRequestTimeoutSeconds),
+                maximumConnections: configuration.httpMaxConnections ?? LedgerApplication.Settings.defaultMaximumConnections
             ),
             store: store,
             ledger: ledger,

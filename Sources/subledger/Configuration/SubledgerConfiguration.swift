@@ -12,6 +12,8 @@ struct SubledgerConfiguration: Sendable, Equatable {
     var httpIdleTimeoutSeconds = 30
     /// Seconds a connection has to deliver its next whole request (clients trickling bytes).
     var httpRequestTimeoutSeconds = 60
+    /// The most connections open at once; nil for the default (see `LedgerApplication.Settings`).
+    var httpMaxConnections: Int?
     var database = DatabaseURL.default
     var migrateOnStart = true
     var logLevel = Logger.Level.info
@@ -46,6 +48,7 @@ struct SubledgerConfiguration: Sendable, Equatable {
         if let port = values["http.port"] { httpPort = Int(port) ?? httpPort }
         if let idle = values["http.idle_timeout_seconds"] { httpIdleTimeoutSeconds = Int(idle) ?? httpIdleTimeoutSeconds }
         if let request = values["http.request_timeout_seconds"] { httpRequestTimeoutSeconds = Int(request) ?? httpRequestTimeoutSeconds }
+        if let connections = values["http.max_connections"] { httpMaxConnections = Int(connections) ?? httpMaxConnections }
         if let url = values["database.url"] {
             let source = sources["database.url"] ?? "database.url"
             do {

@@ -53,7 +53,8 @@ struct APIHarness: Sendable {
     static func application(
         store: any EventStore, pki: TestPKI, clock: ManualClock, verifyReceiptURL: String,
         policy: LedgerConfiguration.LinkPolicy = .transfer, environments: Set<AppStoreEnvironment> = [.sandbox, .production],
-        idleTimeout: Duration = .seconds(30), requestTimeout: Duration = .seconds(60), logger: Logger = TestDatabases.logger
+        idleTimeout: Duration = .seconds(30), requestTimeout: Duration = .seconds(60),
+        maximumConnections: Int = LedgerApplication.Settings.defaultMaximumConnections, logger: Logger = TestDatabases.logger
     ) throws -> some ApplicationProtocol {
         let verifier = try pki.makeVerifier(bundleId: bundleId, appAppleId: 1_234_567_890, environments: environments)
         let receipts = VerifyReceiptClient(configuration: .init(
@@ -78,7 +79,10 @@ struct APIHarness: Sendable {
             APIKey(name: "operator", scopes: [.admin, .read], sha256: APIKey.hash(secret: adminKey)),
         ]
         return LedgerApplication.make(
-            settings: .init(host: "127.0.0.1", port: 0, idleTimeout: idleTimeout, requestTimeout: requestTimeout), store: store, ledger: ledger, keys: keys, clock: clock,
+            settings: .init(
+                host: "127.0.0.1", port: 0, idleTimeout: idleTimeout, requestTimeout: requestTimeout, maximumConnections: maximumConnections
+            ),
+            store: store, ledger: ledger, keys: keys, clock: clock,
             logger: logger
         )
     }

@@ -60,8 +60,16 @@ struct ConfigurationLoaderTests {
         #expect(overridden.httpRequestTimeoutSeconds == 9)
     }
 
+    @Test func theConnectionCeilingIsTheDefaultUnlessFileOrEnvironmentSetIt() throws {
+        #expect(try ConfigurationLoader(environment: [:]).load(yaml: "").httpMaxConnections == nil)
+        #expect(try ConfigurationLoader(environment: [:]).load(yaml: "http: { max_connections: 500 }").httpMaxConnections == 500)
+        let overridden = try ConfigurationLoader(environment: ["SUBLEDGER_HTTP_MAX_CONNECTIONS": "20"]).load(yaml: "http: { max_connections: 500 }")
+        #expect(overridden.httpMaxConnections == 20)
+    }
+
     @Test(arguments: [
         ("http: { prot: 8080 }", "http.prot"),
+        ("http: { max_connections: 0 }", "http.max_connections"),
         ("htp: { port: 8080 }", "htp.port"),
         ("http: { port: eighty }", "http.port"),
         ("http: { port: 70000 }", "http.port"),
