@@ -16,23 +16,33 @@ public enum LedgerApplication {
         public var idleTimeout: Duration
         /// How long a connection has to deliver its next whole request (a client trickling bytes).
         public var requestTimeout: Duration
-        /// The most connections open at once; one more is answered 503 `too_many_connections`.
+        /// The most connections served at once; one more is answered 503 `too_many_connections`.
         public var maximumConnections: Int
+        /// How many refused connections may be open at once, answered and waiting to be closed;
+        /// past them the server accepts nothing until a connection closes (new ones wait in the
+        /// listen backlog), so the descriptors in use never pass `maximumConnections` plus these.
+        public var refusalHeadroom: Int
+        /// How long a refused connection stays open after its answer, for the client to read it.
+        public var refusalLinger: Duration
 
         /// Creates listen settings.
         public init(
             host: String, port: Int, idleTimeout: Duration = .seconds(30), requestTimeout: Duration = .seconds(60),
-            maximumConnections: Int = Settings.defaultMaximumConnections
+            maximumConnections: Int = Settings.defaultMaximumConnections, refusalHeadroom: Int = 64,
+            refusalLinger: Duration = .seconds(1)
         ) {
             self.host = host
             self.port = port
             self.idleTimeout = idleTimeout
             self.requestTimeout = requestTimeout
             self.maximumConnections = maximumConnections
+            self.refusalHeadroom = refusalHeadroom
+            self.refusalLinger = refusalLinger
         }
 
         /// 16,384, or fewer when the process may open fewer files: its open-file limit less 256
-        /// descriptors kept for the database, verifyReceipt and logs (at least 64).
+        /// descriptors (64 of them for refused connections, the rest for the database,
+        /// verifyReceipt and logs), and at least 64.
         public static var defaultMaximumConnections: Int {
             min(16_384, max(64, OpenFileLimit.current - 256))
         }
@@ -80,7 +90,9 @@ public enum LedgerApplication {
         onServerRunning: (@Sendable (Int) async -> Void)? = nil
     ) -> Application<RouterResponder<LedgerRequestContext>> {
         // One count for the whole server, whichever event loop accepts a connection.
-        let connections = ConnectionLimit(maximum: settings.maximumConnections)
+        let connections = ConnectionLimit(maximum: settings.maximumConnections, linger: settings.refusalLinger)
+        // Hummingbird's accept ceiling bounds the refused connections still lingering too.
+        let accepting = MaximumAvailableConnections(connections.maximum + max(1, settings.refusalHeadroom), logger: logger)
         return Application(
             router: router(store: store, ledger: ledger, keys: keys, clock: clock, metrics: metrics),
             server: HTTPServerBuilder { responder in
@@ -93,7 +105,10 @@ public enum LedgerApplication {
                     idleTimeout: Self.timeAmount(settings.idleTimeout)
                 )), limit: connections, logger: logger)
             },
-            configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "subledger"),
+            configuration: .init(
+                address: .hostname(settings.host, port: settings.port), serverName: "subledger",
+                availableConnectionsDelegate: accepting
+            ),
             onServerRunning: { channel in
                 await onServerRunning?(channel.localAddress?.port ?? settings.port)
             },

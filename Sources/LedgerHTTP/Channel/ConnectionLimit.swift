@@ -1,3 +1,4 @@
+import Metrics
 import Synchronization
 
 /// Counts the server's open connections against a ceiling shared by every event loop.
@@ -7,6 +8,10 @@ import Synchronization
 final class ConnectionLimit: Sendable {
     /// The most connections open at once.
     let maximum: Int
+    /// How long a refused connection stays after its answer (see ``ConnectionRefusalHandler``).
+    let linger: Duration
+    /// Every refused connection, made with the server so the series is in `/metrics` from the start.
+    let refusals = Counter(label: "subledger_connections_refused_total")
     private let open = Atomic<Int>(0)
     /// When a refusal was last logged (`NIODeadline` uptime nanoseconds), 0 for never.
     private let lastLoggedRefusal = Atomic<UInt64>(0)
@@ -15,8 +20,9 @@ final class ConnectionLimit: Sendable {
     /// minute, not one a connection (the metric counts every one).
     static let refusalLogInterval: UInt64 = 60_000_000_000
 
-    init(maximum: Int) {
+    init(maximum: Int, linger: Duration = .seconds(1)) {
         self.maximum = max(1, maximum)
+        self.linger = linger
     }
 
     /// Takes a place for a new connection, or returns false when all are taken.
@@ -40,7 +46,8 @@ final class ConnectionLimit: Sendable {
     /// Whether a refusal at `now` (uptime nanoseconds) is logged: the first, then one a minute.
     func logsRefusal(at now: UInt64) -> Bool {
         let last = lastLoggedRefusal.load(ordering: .relaxed)
-        guard last == 0 || now &- last >= Self.refusalLogInterval else { return false }
+        // `now` can be behind `last` when another event loop logged a moment later.
+        guard last == 0 || (now > last && now - last >= Self.refusalLogInterval) else { return false }
         return lastLoggedRefusal.compareExchange(expected: last, desired: max(now, 1), ordering: .relaxed).exchanged
     }
 

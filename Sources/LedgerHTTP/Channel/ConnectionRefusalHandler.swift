@@ -1,21 +1,19 @@
 import HTTPTypes
 import Hummingbird
 import Logging
-import Metrics
 import NIOCore
 
 /// Answers a connection over ``ConnectionLimit`` with a 503 `too_many_connections` and ends it.
 ///
 /// It sits first in the pipeline, so it writes the answer as bytes and drops whatever the client
 /// sends before any of it is parsed. The answer goes out at once (the request is never read), the
-/// output is closed so the client reads it to its end, and the connection is closed a second later
-/// whatever the client does, so refused connections do not pile up either.
+/// output is closed so the client reads it to its end (a full close with its request unread could
+/// reset the connection before it does), and the connection is closed after the limit's `linger`
+/// whatever the client does. How many refused connections can linger at once is bounded by the
+/// server's accept ceiling (`LedgerApplication.Settings.refusalHeadroom`).
 final class ConnectionRefusalHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
-
-    /// How long a refused connection may stay after its answer, for the client to read it.
-    static let lingering = TimeAmount.seconds(1)
 
     private let limit: ConnectionLimit
     private let logger: Logger
@@ -45,7 +43,7 @@ final class ConnectionRefusalHandler: ChannelInboundHandler, RemovableChannelHan
         guard !answered else { return }
         answered = true
         let requestID = RequestID().description
-        Self.refusals.increment()
+        limit.refusals.increment()
         if limit.logsRefusal(at: NIODeadline.now().uptimeNanoseconds) {
             logger.warning(
                 "refused a connection: the server has as many open as http.max_connections allows (logged once a minute at most; subledger_connections_refused_total counts them all)",
@@ -58,11 +56,10 @@ final class ConnectionRefusalHandler: ChannelInboundHandler, RemovableChannelHan
         context.writeAndFlush(wrapOutboundOut(Self.response(maximum: limit.maximum, requestID: requestID)), promise: nil)
         let channel = context.channel
         channel.close(mode: .output).whenFailure { _ in channel.close(promise: nil) }
-        channel.eventLoop.scheduleTask(in: Self.lingering) { channel.close(promise: nil) }
+        let (seconds, attoseconds) = limit.linger.components
+        let linger = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        channel.eventLoop.scheduleTask(in: linger) { channel.close(promise: nil) }
     }
-
-    /// Every refused connection, for operators (the log line is throttled).
-    private static var refusals: Counter { Counter(label: "subledger_connections_refused_total") }
 
     /// The whole HTTP/1.1 answer, head and problem+json body.
     static func response(maximum: Int, requestID: String) -> ByteBuffer {

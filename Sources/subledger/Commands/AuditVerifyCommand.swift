@@ -18,6 +18,8 @@ struct AuditVerifyCommand: AsyncParsableCommand {
         let configuration = try options.load(needsSecrets: false)
         let logger = ProcessLogger.make(level: configuration.logLevel)
         let progress = ProgressPrinter(label: "audit")
+        // A failed read ends the line too, so its error starts on a fresh one.
+        defer { progress.finish() }
         let report = try await StoreRunner.withStore(configuration.database, logger: logger, readOnly: true) { store in
             try await SchemaCheck.requireEvents(store, before: "audit verify")
             return try await store.audit { step in

@@ -19,6 +19,8 @@ struct ReplayCommand: AsyncParsableCommand {
         let configuration = try options.load(needsSecrets: false)
         let logger = ProcessLogger.make(level: configuration.logLevel)
         let progress = ProgressPrinter(label: check ? "replay --check" : "replay")
+        // A failed fold ends the line too, so its error starts on a fresh one.
+        defer { progress.finish() }
         let check = self.check
         let report = try await StoreRunner.withStore(configuration.database, logger: logger, readOnly: check) { store in
             if check {

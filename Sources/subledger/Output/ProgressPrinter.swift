@@ -37,9 +37,12 @@ final class ProgressPrinter: Sendable {
         }
     }
 
-    /// Ends the progress line so later output starts on a fresh line.
+    /// Ends the progress line so later output starts on a fresh line; once, however often called.
     func finish() {
-        let printed = state.withLock { $0.printed }
+        let printed = state.withLock { state in
+            defer { state.printed = false }
+            return state.printed
+        }
         if printed && interactive { printError("") }
     }
 

@@ -1,7 +1,11 @@
+import AppStoreTesting
+import EventStoreTesting
 import Foundation
+import Ledger
 @testable import LedgerHTTP
 import NIOCore
 import NIOPosix
+import ServiceLifecycle
 import Testing
 
 /// A flood of connections cannot take every file descriptor: past `http.max_connections` a new one
@@ -10,38 +14,45 @@ import Testing
 struct ConnectionLimitTests {
     private static let health = "GET /health HTTP/1.1\r\nHost: x\r\n\r\n"
 
+    /// Two places and room for one refused connection to linger, for 5 s.
     @Test func aConnectionPastTheCeilingIsAnswered503UnreadAndClosedAndAFreedPlaceIsTakenAgain() async throws {
-        // Three places: HummingbirdTesting's live client holds one from the start, the test two.
-        try await RawConnection.withServer(idleTimeout: .seconds(30), requestTimeout: .seconds(60), maximumConnections: 3) { first, _, eventCount in
-            let port = try #require(first.remoteAddress?.port)
+        let pki = try APIHarness.pki.get()
+        let jws = try pki.signNotification(
+            type: .didRenew, bundleId: APIHarness.bundleId, environment: .sandbox,
+            transaction: APIHarness.transaction("5000", original: "5000", purchased: 0, expires: 30), signedDate: Day.apple(0)
+        )
+        let body = #"{"signedPayload":"\#(jws)"}"#
+        let notification = "POST /v1/apple/notifications/v2 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        try await Self.withServer(maximumConnections: 2, refusalHeadroom: 1, refusalLinger: .seconds(5)) { port, eventCount in
             // Two connections the server has answered, so both hold a place.
-            let firstAnswers = ReadRecorder()
-            try await first.pipeline.addHandler(firstAnswers).get()
+            let (first, firstAnswers) = try await Self.connect(port: port)
             try await first.writeAndFlush(ByteBuffer(string: Self.health)).get()
             #expect(try await firstAnswers.waitForAnswer(after: 0).text.hasPrefix("HTTP/1.1 200"))
             let (second, secondAnswers) = try await Self.connect(port: port)
             try await second.writeAndFlush(ByteBuffer(string: Self.health)).get()
             #expect(try await secondAnswers.waitForAnswer(after: 0).text.hasPrefix("HTTP/1.1 200"))
 
-            // The third gets the problem whatever it sends; its notification is never read.
-            let (third, thirdAnswers) = try await Self.connect(port: port)
-            let body = #"{"signedPayload":"not even a JWS"}"#
-            try? await third.writeAndFlush(ByteBuffer(string:
-                "POST /v1/apple/notifications/v2 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
-            )).get()
-            let refused = try await thirdAnswers.waitForAnswer(after: 0).text
-            let parts = refused.components(separatedBy: "\r\n\r\n")
-            let head = parts[0].lowercased()
-            #expect(head.hasPrefix("http/1.1 503"), "\(parts[0])")
-            #expect(head.contains("content-type: application/problem+json"))
-            #expect(head.contains("connection: close"))
-            #expect(head.contains("retry-after: 1"))
-            #expect(head.contains("x-request-id: "))
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(parts[1].utf8)) as? [String: Any])
-            #expect(object["code"] as? String == "too_many_connections")
-            #expect(object["status"] as? Int == 503)
-            #expect((object["detail"] as? String)?.contains("maximum of 3 connections") == true, "\(object)")
-            #expect(try await RawConnection.closes(third, within: .seconds(5)), "the refused connection stayed open")
+            // The third gets the problem; the signed notification it sends is never read. It keeps
+            // its side open after the server's answer, as a client may.
+            let (third, thirdAnswers) = try await Self.connect(port: port, keepingHalfClosed: true)
+            try? await third.writeAndFlush(ByteBuffer(string: notification)).get()
+            try Self.expectRefusal(try await thirdAnswers.waitForAnswer(after: 0).text)
+
+            // While it lingers the server accepts nothing more: a fourth connection waits in the
+            // listen backlog, answered by no one.
+            let (fourth, fourthAnswers) = try await Self.connect(port: port)
+            try await Task.sleep(for: .milliseconds(1_500))
+            #expect(fourthAnswers.text.isEmpty, "a connection was accepted past the ceiling: \(fourthAnswers.text)")
+
+            // After the linger the server closes the third whatever its client does (a write then
+            // meets the closed connection), and accepts the fourth, which is refused in its turn:
+            // the refused third never held one of the two places.
+            try Self.expectRefusal(try await fourthAnswers.waitForAnswer(after: 0).text)
+            try? await third.writeAndFlush(ByteBuffer(string: "x")).get()
+            try? await Task.sleep(for: .milliseconds(100))
+            try? await third.writeAndFlush(ByteBuffer(string: "x")).get()
+            #expect(try await RawConnection.closes(third, within: .seconds(5)), "the refused connection stayed open past its linger")
+            #expect(try await RawConnection.closes(fourth, within: .seconds(10)))
             #expect(try await eventCount() == 0)
 
             // The connections that hold a place still work.
@@ -49,19 +60,68 @@ struct ConnectionLimitTests {
             #expect(try await secondAnswers.waitForAnswer(after: secondAnswers.count).text.hasPrefix("HTTP/1.1 200"))
 
             // A close frees a place; the server learns of it a moment later, so a new connection may
-            // still be refused until then.
+            // still be refused until then. The notification the third sent is recorded once read.
             try await second.close()
-            let deadline = ContinuousClock.now + .seconds(10)
-            var served = false
-            while !served, ContinuousClock.now < deadline {
+            let deadline = ContinuousClock.now + .seconds(30)
+            var served: String?
+            while served == nil, ContinuousClock.now < deadline {
                 let (next, answers) = try await Self.connect(port: port)
-                try? await next.writeAndFlush(ByteBuffer(string: Self.health)).get()
-                served = try await answers.waitForAnswer(after: 0).text.hasPrefix("HTTP/1.1 200")
+                try? await next.writeAndFlush(ByteBuffer(string: notification)).get()
+                let answer = try await answers.waitForAnswer(after: 0).text
+                if answer.hasPrefix("HTTP/1.1 200") { served = answer }
                 try? await next.close()
-                if !served { try await Task.sleep(for: .milliseconds(50)) }
+                if served == nil { try await Task.sleep(for: .milliseconds(50)) }
             }
-            #expect(served, "no connection was served after one holding a place closed")
+            #expect(served?.contains(#""result":"recorded""#) == true, "no connection was served after one holding a place closed")
+            #expect(try await eventCount() == 1)
+            try? await first.close()
         }
+    }
+
+    /// A live server on a fresh SQLite store, run here rather than by HummingbirdTesting, whose live
+    /// framework rebuilds the application's configuration without its accept ceiling (and holds a
+    /// connection of its own).
+    private static func withServer(
+        maximumConnections: Int, refusalHeadroom: Int, refusalLinger: Duration,
+        _ body: @Sendable @escaping (Int, @Sendable () async throws -> Int) async throws -> Void
+    ) async throws {
+        let pki = try APIHarness.pki.get()
+        try await withFreshStore(.sqlite) { fixture in
+            let (ports, announce) = AsyncStream<Int>.makeStream()
+            let app = try APIHarness.application(
+                store: fixture.store, pki: pki, clock: ManualClock(Day.date(0)), verifyReceiptURL: "http://127.0.0.1:9",
+                maximumConnections: maximumConnections, refusalHeadroom: refusalHeadroom, refusalLinger: refusalLinger,
+                onServerRunning: { port in announce.yield(port) }
+            )
+            let services = ServiceGroup(services: [app], logger: TestDatabases.logger)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await services.run() }
+                var announced = ports.makeAsyncIterator()
+                let port = try #require(await announced.next())
+                do {
+                    try await body(port, { try await fixture.store.eventCount() })
+                } catch {
+                    await services.triggerGracefulShutdown()
+                    throw error
+                }
+                await services.triggerGracefulShutdown()
+                try await group.waitForAll()
+            }
+        }
+    }
+
+    private static func expectRefusal(_ answer: String) throws {
+        let parts = answer.components(separatedBy: "\r\n\r\n")
+        let head = parts[0].lowercased()
+        #expect(head.hasPrefix("http/1.1 503"), "\(parts[0])")
+        #expect(head.contains("content-type: application/problem+json"))
+        #expect(head.contains("connection: close"))
+        #expect(head.contains("retry-after: 1"))
+        #expect(head.contains("x-request-id: "))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(parts[1].utf8)) as? [String: Any])
+        #expect(object["code"] as? String == "too_many_connections")
+        #expect(object["status"] as? Int == 503)
+        #expect((object["detail"] as? String)?.contains("maximum of 2 connections") == true, "\(object)")
     }
 
     /// Places are taken and given back atomically: however many event loops accept at once, no more
@@ -95,9 +155,11 @@ struct ConnectionLimitTests {
     }
 
     /// A connection whose reads are recorded from the first byte (the refusal comes as it opens).
-    private static func connect(port: Int) async throws -> (any Channel, ReadRecorder) {
+    /// Kept half-closed, it stays open when the server closes its output, as NIO's default does not.
+    private static func connect(port: Int, keepingHalfClosed: Bool = false) async throws -> (any Channel, ReadRecorder) {
         let answers = ReadRecorder()
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelOption(.allowRemoteHalfClosure, value: keepingHalfClosed)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(answers) }
             }

@@ -54,7 +54,9 @@ struct APIHarness: Sendable {
         store: any EventStore, pki: TestPKI, clock: ManualClock, verifyReceiptURL: String,
         policy: LedgerConfiguration.LinkPolicy = .transfer, environments: Set<AppStoreEnvironment> = [.sandbox, .production],
         idleTimeout: Duration = .seconds(30), requestTimeout: Duration = .seconds(60),
-        maximumConnections: Int = LedgerApplication.Settings.defaultMaximumConnections, logger: Logger = TestDatabases.logger
+        maximumConnections: Int = LedgerApplication.Settings.defaultMaximumConnections, refusalHeadroom: Int = 64,
+        refusalLinger: Duration = .seconds(1), logger: Logger = TestDatabases.logger,
+        onServerRunning: (@Sendable (Int) async -> Void)? = nil
     ) throws -> some ApplicationProtocol {
         let verifier = try pki.makeVerifier(bundleId: bundleId, appAppleId: 1_234_567_890, environments: environments)
         let receipts = VerifyReceiptClient(configuration: .init(
@@ -80,10 +82,11 @@ struct APIHarness: Sendable {
         ]
         return LedgerApplication.make(
             settings: .init(
-                host: "127.0.0.1", port: 0, idleTimeout: idleTimeout, requestTimeout: requestTimeout, maximumConnections: maximumConnections
+                host: "127.0.0.1", port: 0, idleTimeout: idleTimeout, requestTimeout: requestTimeout, maximumConnections: maximumConnections,
+                refusalHeadroom: refusalHeadroom, refusalLinger: refusalLinger
             ),
             store: store, ledger: ledger, keys: keys, clock: clock,
-            logger: logger
+            logger: logger, onServerRunning: onServerRunning
         )
     }
 

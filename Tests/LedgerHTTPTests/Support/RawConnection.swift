@@ -3,7 +3,6 @@ import EventStore
 import EventStoreTesting
 import HummingbirdTesting
 import Ledger
-import LedgerHTTP
 import NIOCore
 import NIOPosix
 import Testing
@@ -15,8 +14,7 @@ enum RawConnection {
     /// time just before it connected. A connection that does not read takes nothing from its socket
     /// until the test calls `read()`, and asks for a small receive buffer.
     static func withServer(
-        idleTimeout: Duration, requestTimeout: Duration, maximumConnections: Int = LedgerApplication.Settings.defaultMaximumConnections,
-        reading: Bool = true,
+        idleTimeout: Duration, requestTimeout: Duration, reading: Bool = true,
         seed: @Sendable (any EventStore) async throws -> Void = { _ in },
         _ body: @Sendable @escaping (any Channel, ContinuousClock.Instant, @Sendable () async throws -> Int) async throws -> Void
     ) async throws {
@@ -25,7 +23,7 @@ enum RawConnection {
             try await seed(fixture.store)
             let app = try APIHarness.application(
                 store: fixture.store, pki: pki, clock: ManualClock(Day.date(0)), verifyReceiptURL: "http://127.0.0.1:9",
-                idleTimeout: idleTimeout, requestTimeout: requestTimeout, maximumConnections: maximumConnections
+                idleTimeout: idleTimeout, requestTimeout: requestTimeout
             )
             try await app.test(.live) { client in
                 let port = try #require(client.port)
