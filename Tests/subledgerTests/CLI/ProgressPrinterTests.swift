@@ -18,32 +18,38 @@ struct ProgressPrinterTests {
 
     /// Off a terminal a long job prints one line every 5 s, not one per event, and always its end.
     @Test func theThrottlePrintsTheFirstUpdateThenOnePerIntervalAndAlwaysTheEnd() {
-        var throttle = ProgressThrottle(interval: .seconds(5))
-        let start = ContinuousClock.now
-        func admits(_ done: Int, after elapsed: Duration) -> Bool {
-            throttle.admits(done: done, total: 100, at: start + elapsed)
-        }
-        #expect(admits(1, after: .zero))
-        #expect(!admits(2, after: .seconds(1)))
-        #expect(!admits(50, after: .milliseconds(4_999)))
-        #expect(admits(60, after: .seconds(5)))
+        let throttle = ThrottleProbe(interval: .seconds(5))
+        #expect(throttle.admits(1, after: .zero))
+        #expect(!throttle.admits(2, after: .seconds(1)))
+        #expect(!throttle.admits(50, after: .milliseconds(4_999)))
+        #expect(throttle.admits(60, after: .seconds(5)))
         // The interval counts from the last printed update, not the first.
-        #expect(!admits(70, after: .seconds(9)))
+        #expect(!throttle.admits(70, after: .seconds(9)))
         // The end is printed at once, so the last line shows the whole job.
-        #expect(admits(100, after: .milliseconds(9_001)))
+        #expect(throttle.admits(100, after: .milliseconds(9_001)))
     }
 
     /// A job that passes the total counted at its start (events appended meanwhile) never reaches
     /// `done == total` again, so those updates are throttled like the others, not all printed.
     @Test func updatesPastTheTotalAreThrottledLikeAnyOther() {
-        var throttle = ProgressThrottle(interval: .milliseconds(200))
-        let start = ContinuousClock.now
-        func admits(_ done: Int, after elapsed: Duration) -> Bool {
-            throttle.admits(done: done, total: 100, at: start + elapsed)
-        }
-        #expect(admits(100, after: .zero))
-        let printed = (101...1_100).filter { admits($0, after: .microseconds($0)) }
+        let throttle = ThrottleProbe(interval: .milliseconds(200))
+        #expect(throttle.admits(100, after: .zero))
+        let printed = (101...1_100).filter { throttle.admits($0, after: .microseconds($0)) }
         #expect(printed.isEmpty)
-        #expect(admits(1_101, after: .milliseconds(200)))
+        #expect(throttle.admits(1_101, after: .milliseconds(200)))
+    }
+}
+
+/// A throttle fed the updates of a 100-unit job at times counted from one start.
+private final class ThrottleProbe {
+    private var throttle: ProgressThrottle
+    private let start = ContinuousClock.now
+
+    init(interval: Duration) {
+        throttle = ProgressThrottle(interval: interval)
+    }
+
+    func admits(_ done: Int, after elapsed: Duration) -> Bool {
+        throttle.admits(done: done, total: 100, at: start + elapsed)
     }
 }
