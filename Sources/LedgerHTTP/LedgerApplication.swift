@@ -90,7 +90,7 @@ public enum LedgerApplication {
         onServerRunning: (@Sendable (Int) async -> Void)? = nil
     ) -> Application<RouterResponder<LedgerRequestContext>> {
         // One count for the whole server, whichever event loop accepts a connection.
-        let connections = ConnectionLimit(maximum: settings.maximumConnections, linger: settings.refusalLinger)
+        let connections = ConnectionLimit(maximum: settings.maximumConnections, linger: Self.timeAmount(settings.refusalLinger))
         // Hummingbird's accept ceiling bounds the refused connections still lingering too.
         let accepting = MaximumAvailableConnections(connections.maximum + max(1, settings.refusalHeadroom), logger: logger)
         return Application(
@@ -103,7 +103,7 @@ public enum LedgerApplication {
                         WriteStallHandler(timeout: Self.timeAmount(settings.requestTimeout), logger: logger),
                     ],
                     idleTimeout: Self.timeAmount(settings.idleTimeout)
-                )), limit: connections, logger: logger)
+                )), limit: connections)
             },
             configuration: .init(
                 address: .hostname(settings.host, port: settings.port), serverName: "subledger",

@@ -1,4 +1,5 @@
 import Metrics
+import NIOCore
 import Synchronization
 
 /// Counts the server's open connections against a ceiling shared by every event loop.
@@ -9,7 +10,7 @@ final class ConnectionLimit: Sendable {
     /// The most connections open at once.
     let maximum: Int
     /// How long a refused connection stays after its answer (see ``ConnectionRefusalHandler``).
-    let linger: Duration
+    let linger: TimeAmount
     /// Every refused connection, made with the server so the series is in `/metrics` from the start.
     let refusals = Counter(label: "subledger_connections_refused_total")
     private let open = Atomic<Int>(0)
@@ -20,7 +21,7 @@ final class ConnectionLimit: Sendable {
     /// minute, not one a connection (the metric counts every one).
     static let refusalLogInterval: UInt64 = 60_000_000_000
 
-    init(maximum: Int, linger: Duration = .seconds(1)) {
+    init(maximum: Int, linger: TimeAmount = .seconds(1)) {
         self.maximum = max(1, maximum)
         self.linger = linger
     }

@@ -56,9 +56,7 @@ final class ConnectionRefusalHandler: ChannelInboundHandler, RemovableChannelHan
         context.writeAndFlush(wrapOutboundOut(Self.response(maximum: limit.maximum, requestID: requestID)), promise: nil)
         let channel = context.channel
         channel.close(mode: .output).whenFailure { _ in channel.close(promise: nil) }
-        let (seconds, attoseconds) = limit.linger.components
-        let linger = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-        channel.eventLoop.scheduleTask(in: linger) { channel.close(promise: nil) }
+        channel.eventLoop.scheduleTask(in: limit.linger) { channel.close(promise: nil) }
     }
 
     /// The whole HTTP/1.1 answer, head and problem+json body.

@@ -11,14 +11,13 @@ struct LedgerHTTP1Channel: ServerChildChannel {
 
     let http1: HTTP1Channel
     let limit: ConnectionLimit
-    let logger: Logger
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let admitted = limit.acquire()
         if admitted {
             channel.closeFuture.whenComplete { [limit] _ in limit.release() }
         }
-        return http1.setup(channel: channel, logger: logger).flatMapThrowing { [limit, logger = self.logger] value in
+        return http1.setup(channel: channel, logger: logger).flatMapThrowing { [limit] value in
             let pipeline = channel.pipeline.syncOperations
             try pipeline.addHandler(ConnectionCloseMarker(), position: .before(try pipeline.handler(type: HTTP1ToHTTPServerCodec.self)))
             if !admitted {

@@ -35,11 +35,9 @@ struct ReplayCommand: AsyncParsableCommand {
                 case .folding:
                     progress.update(done: step.events, total: step.totalEvents, unit: "events")
                 case .swapping(let documents):
-                    progress.finish()
-                    printError("replay: writing \(documents) documents in place of the live read models (one transaction)...")
+                    progress.finish(saying: "writing \(documents) documents in place of the live read models (one transaction)...")
                 case .comparing(let documents):
-                    progress.finish()
-                    printError("replay --check: comparing \(documents) documents with the live read models...")
+                    progress.finish(saying: "comparing \(documents) documents with the live read models...")
                 }
             }
             return check ? try await replayer.check(progress: onProgress) : try await replayer.rebuild(progress: onProgress)

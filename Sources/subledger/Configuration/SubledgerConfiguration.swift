@@ -12,7 +12,7 @@ struct SubledgerConfiguration: Sendable, Equatable {
     var httpIdleTimeoutSeconds = 30
     /// Seconds a connection has to deliver its next whole request (clients trickling bytes).
     var httpRequestTimeoutSeconds = 60
-    /// The most connections open at once; nil for the default (see `LedgerApplication.Settings`).
+    /// The most connections served at once; nil for the default (see `LedgerApplication.Settings`).
     var httpMaxConnections: Int?
     var database = DatabaseURL.default
     var migrateOnStart = true

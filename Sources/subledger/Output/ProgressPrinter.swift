@@ -13,11 +13,13 @@ final class ProgressPrinter: Sendable {
     private let label: String
     private let start = ContinuousClock.now
     private let state: Mutex<State>
-    private let interactive = standardErrorIsTerminal
+    private let interactive: Bool
 
     init(label: String) {
         self.label = label
-        state = Mutex(State(throttle: ProgressThrottle(interval: standardErrorIsTerminal ? .milliseconds(200) : .seconds(5))))
+        let interactive = standardErrorIsTerminal
+        self.interactive = interactive
+        state = Mutex(State(throttle: ProgressThrottle(interval: interactive ? .milliseconds(200) : .seconds(5))))
     }
 
     /// Reports that `done` of `total` units are finished.
@@ -44,6 +46,13 @@ final class ProgressPrinter: Sendable {
             return state.printed
         }
         if printed && interactive { printError("") }
+    }
+
+    /// Ends the progress line and says, under the job's label, what the job does next (a step
+    /// with no count of its own, such as writing what it folded).
+    func finish(saying step: String) {
+        finish()
+        printError("\(label): \(step)")
     }
 
     /// `audit: 12000/50000 events (24%), 8123 events/s, ETA 4s`. A total counted when the job started
