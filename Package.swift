@@ -170,6 +170,8 @@ let package = Package(
             dependencies: [
                 "LedgerHTTP", "Ledger", "EventStore", "EventStoreTesting", "AppStore", "AppStoreTesting",
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

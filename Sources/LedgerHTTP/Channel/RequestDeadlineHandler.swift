@@ -3,7 +3,7 @@ import NIOCore
 import NIOHTTPTypes
 
 /// Closes a connection whose next request has not been read in full within `timeout` of the
-/// connection being free for it (opened, or the previous response sent).
+/// connection being free for it (opened, or the previous response handed to the socket in full).
 ///
 /// The idle timeout closes a client that goes silent; this closes one that sends a byte now and
 /// then (slowloris). The idle timeout counts parsed HTTP parts, not bytes, so a body trickled a
@@ -60,17 +60,27 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) {
-            responsesSent += 1
-            // Also after an early answer (a 413 before its body ends): the rest must come in time too.
-            if responsesSent >= requestsRead { start(context) }
+        guard case .end = unwrapOutboundIn(data) else {
+            context.write(data, promise: promise)
+            return
         }
-        context.write(data, promise: promise)
+        responsesSent += 1
+        // The clock starts once the answer's end has left NIO's buffer for the socket, not when it is
+        // queued: a client still taking a long answer (the NDJSON feed) is not late with its next
+        // request, and closing then would drop the answer's tail. WriteStallHandler watches it meanwhile.
+        let sent = promise ?? context.eventLoop.makePromise(of: Void.self)
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        sent.futureResult.whenSuccess {
+            let (handler, context) = bound.value
+            // Also after an early answer (a 413 before its body ends): the rest must come in time too.
+            if handler.responsesSent >= handler.requestsRead { handler.start(context) }
+        }
+        context.write(data, promise: sent)
     }
 
     /// Starts the clock from now; a check already pending comes first and moves itself on.
     private func start(_ context: ChannelHandlerContext) {
-        let now = NIODeadline.now()
+        let now = context.eventLoop.now
         clockStarted = now
         if check == nil { schedule(context, at: now + timeout) }
     }
@@ -87,7 +97,7 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
         check = nil
         guard let started = clockStarted else { return }
         let deadline = started + timeout
-        guard deadline <= .now() else {
+        guard deadline <= context.eventLoop.now else {
             schedule(context, at: deadline)
             return
         }

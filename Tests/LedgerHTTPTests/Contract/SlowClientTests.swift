@@ -45,8 +45,8 @@ struct SlowClientTests {
         }
     }
 
-    /// A client that stops reading its answer is closed the request timeout after the server could
-    /// queue no more of it: the feed of 8 MB it asked for no longer holds the connection, and the
+    /// A client that stops reading its answer is closed the request timeout after its TCP last
+    /// acknowledged any of it, with more queued than the socket holds: the feed of 8 MB it asked for no longer holds the connection, and the
     /// answer's memory, for as long as the client likes. The server closed it before the end, so the
     /// client, reading again, gets less than the whole feed, then the end of the connection.
     @Test func aClientThatStopsReadingItsAnswerIsDisconnectedAfterTheRequestTimeout() async throws {
@@ -68,6 +68,45 @@ struct SlowClientTests {
             #expect(try await RawConnection.closes(channel, within: .seconds(15)), "the server kept a connection that read nothing")
             let received = answers.text.utf8.count
             #expect(received > 0 && received < events * padding.utf8.count, "read \(received) bytes")
+        }
+    }
+
+    /// A client that reads its answer slowly but steadily keeps its connection: reading a few
+    /// kilobytes every 50 ms for three request timeouts, it takes too little for the server's
+    /// channel to become writable again (the kernel makes room in steps of a third of a send buffer
+    /// that has grown to megabytes), but every read is acknowledged progress. Reading fast
+    /// afterwards, it gets the whole feed, to its last chunk. (Against a server that watched only
+    /// writability, it got about 2.8 MB of the 8, then the end of the connection.)
+    @Test func aClientThatReadsItsAnswerSlowlyKeepsItsConnection() async throws {
+        let padding = String(repeating: "x", count: 500_000)
+        let events = 16
+        try await RawConnection.withServer(idleTimeout: .seconds(30), requestTimeout: .seconds(2), reading: false, seed: { store in
+            for index in 0..<events {
+                _ = try await store.append(to: "padding-\(index)", NewEvent(type: "padding", data: Data(#"{"padding":"\#(padding)"}"#.utf8)))
+            }
+        }) { channel, _, _ in
+            let answers = ReadRecorder()
+            try await channel.pipeline.addHandler(answers).get()
+            let request = "GET /v1/events HTTP/1.1\r\nHost: x\r\nAccept: application/x-ndjson\r\nAuthorization: Bearer \(APIHarness.readKey)\r\n\r\n"
+            try await channel.writeAndFlush(ByteBuffer(string: request)).get()
+            let slowUntil = ContinuousClock.now + .seconds(6)
+            while ContinuousClock.now < slowUntil, channel.isActive {
+                channel.read()
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            let slowlyRead = answers.text.utf8.count
+            #expect(slowlyRead > 0 && slowlyRead < events * padding.utf8.count / 2, "read \(slowlyRead) bytes in the slow part")
+            channel.setOption(.autoRead, value: true).whenSuccess { channel.read() }
+            let deadline = ContinuousClock.now + .seconds(15)
+            var ended = false
+            while ContinuousClock.now < deadline, channel.isActive, !ended {
+                try await Task.sleep(for: .milliseconds(100))
+                ended = answers.text.hasSuffix("\r\n0\r\n\r\n")
+            }
+            let text = answers.text
+            #expect(ended, "the feed did not end within 15 s; read \(text.utf8.count) bytes, connection open: \(channel.isActive)")
+            let lines = text.components(separatedBy: "\"type\":\"padding\"").count - 1
+            #expect(lines == events)
         }
     }
 
