@@ -3,12 +3,15 @@ import NIOCore
 import NIOHTTPTypes
 
 /// Closes a connection whose next request has not been read in full within `timeout` of the
-/// connection being free for it (opened, or the previous response handed to the socket in full).
+/// connection being free for it (opened, or the previous response sent).
 ///
 /// The idle timeout closes a client that goes silent; this closes one that sends a byte now and
 /// then (slowloris). The idle timeout counts parsed HTTP parts, not bytes, so a body trickled a
 /// byte at a time refreshes it forever, and a trickled head lasts the whole idle timeout. The clock
-/// stops while a request is being answered, so a long answer such as the NDJSON feed is never cut off.
+/// stops while a request is being answered, so a long answer such as the NDJSON feed is never cut off;
+/// an answer whose end is queued while more of it waits than the socket can take (the channel is
+/// unwritable) starts the clock only once the channel is writable again, since closing drops what
+/// NIO still holds. ``WriteStallHandler`` closes a client that takes none of it meanwhile.
 final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -26,6 +29,8 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     /// Requests read to their end, and responses written to theirs: the clock runs while they are equal.
     private var requestsRead = 0
     private var responsesSent = 0
+    /// A response ended while the channel was unwritable: the clock starts when it becomes writable.
+    private var startWhenWritable = false
 
     init(timeout: TimeAmount, logger: Logger) {
         self.timeout = timeout
@@ -54,28 +59,33 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
         if case .end = unwrapInboundIn(data) {
             requestsRead += 1
             // Answered already (a 413 sent early): the connection is free for the next request.
-            if requestsRead > responsesSent { clockStarted = nil } else { start(context) }
+            if requestsRead > responsesSent {
+                clockStarted = nil
+                startWhenWritable = false
+            } else {
+                start(context)
+            }
         }
         context.fireChannelRead(data)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        guard case .end = unwrapOutboundIn(data) else {
-            context.write(data, promise: promise)
-            return
-        }
-        responsesSent += 1
-        // The clock starts once the answer's end has left NIO's buffer for the socket, not when it is
-        // queued: a client still taking a long answer (the NDJSON feed) is not late with its next
-        // request, and closing then would drop the answer's tail. WriteStallHandler watches it meanwhile.
-        let sent = promise ?? context.eventLoop.makePromise(of: Void.self)
-        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        sent.futureResult.whenSuccess {
-            let (handler, context) = bound.value
+        if case .end = unwrapOutboundIn(data) {
+            responsesSent += 1
             // Also after an early answer (a 413 before its body ends): the rest must come in time too.
-            if handler.responsesSent >= handler.requestsRead { handler.start(context) }
+            if responsesSent >= requestsRead {
+                if context.channel.isWritable { start(context) } else { startWhenWritable = true }
+            }
         }
-        context.write(data, promise: sent)
+        context.write(data, promise: promise)
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if startWhenWritable, context.channel.isWritable {
+            startWhenWritable = false
+            start(context)
+        }
+        context.fireChannelWritabilityChanged()
     }
 
     /// Starts the clock from now; a check already pending comes first and moves itself on.

@@ -11,8 +11,9 @@ import NIOHTTPTypes
 /// and the memory of the answer queued for it, for as long as it liked. A client that reads slowly
 /// keeps it: the kernel makes room in a full socket only in steps of about a third of its send
 /// buffer, so the channel can stay unwritable for long while the client takes a few kilobytes a
-/// second, but every byte it takes is acknowledged. Where that count cannot be read (not Linux),
-/// only the channel's becoming writable again starts the clock over.
+/// second, but every byte it takes is acknowledged. Any progress counts, so a client taking a packet
+/// a timeout keeps its connection (``ConnectionLimit`` bounds how many can). Where the count cannot
+/// be read (not Linux), only the channel's becoming writable again starts the clock over.
 final class WriteStallHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -34,22 +35,30 @@ final class WriteStallHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// timeout, so a client is closed at most a quarter late and read a few times per timeout.
     private let interval: TimeAmount
     private let logger: Logger
+    /// Reads the client's acknowledged bytes; ``AcknowledgedBytes/read(from:)`` but in tests.
+    private let acknowledgedBytes: @Sendable (any Channel) -> EventLoopFuture<UInt64?>
     private var stall: Stall?
     private var stalls: UInt64 = 0
 
-    init(timeout: TimeAmount, logger: Logger) {
+    init(
+        timeout: TimeAmount, logger: Logger,
+        acknowledgedBytes: @escaping @Sendable (any Channel) -> EventLoopFuture<UInt64?> = AcknowledgedBytes.read(from:)
+    ) {
         self.timeout = timeout
         self.interval = .nanoseconds(max(1, timeout.nanoseconds / 4))
         self.logger = logger
+        self.acknowledgedBytes = acknowledgedBytes
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         if context.channel.isWritable {
             cancel()
         } else if stall == nil {
+            // The first look is an interval in: the channel turns unwritable often while a fast
+            // client takes a long answer, and most of those stalls end before it.
             stalls += 1
             stall = Stall(id: stalls, acknowledged: nil, progressedAt: context.eventLoop.now, next: nil)
-            look(context, id: stalls)
+            stall?.next = schedule(context, in: interval, id: stalls)
         }
         context.fireChannelWritabilityChanged()
     }
@@ -66,7 +75,7 @@ final class WriteStallHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Reads the client's progress for the stall `id`.
     private func look(_ context: ChannelHandlerContext, id: UInt64) {
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        AcknowledgedBytes.read(from: context.channel).whenSuccess { acknowledged in
+        acknowledgedBytes(context.channel).whenSuccess { acknowledged in
             let (handler, context) = bound.value
             handler.saw(acknowledged, context, id: id)
         }
@@ -87,12 +96,17 @@ final class WriteStallHandler: ChannelInboundHandler, RemovableChannelHandler {
             close(context)
             return
         }
+        stall.next = schedule(context, in: min(left, interval), id: id)
+        self.stall = stall
+    }
+
+    /// A look at the client's progress for the stall `id`, `delay` from now.
+    private func schedule(_ context: ChannelHandlerContext, in delay: TimeAmount, id: UInt64) -> Scheduled<Void> {
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        stall.next = context.eventLoop.scheduleTask(in: min(left, interval)) {
+        return context.eventLoop.scheduleTask(in: delay) {
             let (handler, context) = bound.value
             handler.look(context, id: id)
         }
-        self.stall = stall
     }
 
     private func close(_ context: ChannelHandlerContext) {

@@ -3,12 +3,13 @@ import Logging
 import NIOCore
 import NIOEmbedded
 import NIOHTTPTypes
+import Synchronization
 import Testing
 
 @testable import LedgerHTTP
 
-/// The request and write-stall clocks on a channel whose time and writes the test controls: when
-/// each starts, and that neither closes a connection that is still taking its answer.
+/// The request and write-stall clocks on a channel whose time, writability and client progress the
+/// test controls: when each clock starts, and that neither closes a connection still taking its answer.
 struct ConnectionClockTests {
     private static let timeout = TimeAmount.seconds(2)
 
@@ -20,59 +21,104 @@ struct ConnectionClockTests {
         return channel
     }
 
+    private static func requestDeadline() -> RequestDeadlineHandler {
+        RequestDeadlineHandler(timeout: timeout, logger: Logger(label: "test"))
+    }
+
     /// Reads a whole GET request.
     private static func request(on channel: EmbeddedChannel) throws {
         try channel.writeInbound(HTTPRequestPart.head(HTTPRequest(method: .get, scheme: nil, authority: "x", path: "/v1/events")))
         try channel.writeInbound(HTTPRequestPart.end(nil))
     }
 
-    /// The answer's end is queued, not yet written to the socket, for longer than the timeout:
-    /// the connection stays. The next request's clock starts once it is written.
-    @Test func theNextRequestsClockStartsWhenTheAnswerHasLeftForTheSocket() throws {
-        let channel = try Self.channel(with: RequestDeadlineHandler(timeout: Self.timeout, logger: Logger(label: "test")))
-        try Self.request(on: channel)
+    /// Writes a whole answer.
+    private static func answer(on channel: EmbeddedChannel) {
         channel.write(HTTPResponsePart.head(HTTPResponse(status: .ok)), promise: nil)
         channel.write(HTTPResponsePart.end(nil), promise: nil)
-        channel.embeddedEventLoop.advanceTime(by: .seconds(5))
-        #expect(channel.isActive, "closed while the answer was still queued")
+    }
 
-        channel.flush()
+    private static func setWritable(_ writable: Bool, _ channel: EmbeddedChannel) {
+        channel.isWritable = writable
+        channel.pipeline.fireChannelWritabilityChanged()
+    }
+
+    /// An answer written while the socket can take it: the next request's clock starts at its end.
+    @Test func theNextRequestsClockStartsAtTheAnswersEnd() throws {
+        let channel = try Self.channel(with: Self.requestDeadline())
+        try Self.request(on: channel)
+        channel.embeddedEventLoop.advanceTime(by: .seconds(5))
+        Self.answer(on: channel)
         channel.embeddedEventLoop.advanceTime(by: .milliseconds(1900))
-        #expect(channel.isActive, "closed before the timeout after the answer was written")
+        #expect(channel.isActive, "closed before the timeout after the answer")
         channel.embeddedEventLoop.advanceTime(by: .milliseconds(200))
         #expect(!channel.isActive, "kept a connection whose next request did not come in the timeout")
     }
 
-    /// A request read before the previous answer has been written is being answered when that write
-    /// completes: its clock does not start then.
-    @Test func aPipelinedRequestReadBeforeTheAnswerWasWrittenStopsTheClock() throws {
-        let channel = try Self.channel(with: RequestDeadlineHandler(timeout: Self.timeout, logger: Logger(label: "test")))
+    /// An answer whose end is queued while more of it waits than the socket takes: the clock starts
+    /// only once the channel is writable again, however long that takes.
+    @Test func anAnswerStillLeavingHoldsTheClockUntilTheChannelIsWritable() throws {
+        let channel = try Self.channel(with: Self.requestDeadline())
         try Self.request(on: channel)
-        channel.write(HTTPResponsePart.head(HTTPResponse(status: .ok)), promise: nil)
-        channel.write(HTTPResponsePart.end(nil), promise: nil)
+        Self.setWritable(false, channel)
+        Self.answer(on: channel)
+        channel.embeddedEventLoop.advanceTime(by: .seconds(10))
+        #expect(channel.isActive, "closed while the answer was still leaving")
+
+        Self.setWritable(true, channel)
+        channel.embeddedEventLoop.advanceTime(by: .milliseconds(1900))
+        #expect(channel.isActive, "closed before the timeout after the answer left")
+        channel.embeddedEventLoop.advanceTime(by: .milliseconds(200))
+        #expect(!channel.isActive, "kept a connection whose next request did not come in the timeout")
+    }
+
+    /// A request read in full while the previous answer is still leaving is being answered when the
+    /// channel becomes writable: its clock does not start then.
+    @Test func aRequestReadWhileTheAnswerLeavesIsNotTimed() throws {
+        let channel = try Self.channel(with: Self.requestDeadline())
         try Self.request(on: channel)
-        channel.flush()
+        Self.setWritable(false, channel)
+        Self.answer(on: channel)
+        try Self.request(on: channel)
+        Self.setWritable(true, channel)
         channel.embeddedEventLoop.advanceTime(by: .seconds(10))
         #expect(channel.isActive, "closed a connection whose second request was being answered")
     }
 
-    /// Unwritable for the whole timeout, with no way to see the client's progress (no socket):
-    /// closed. Writable again before it: kept, and the next stall has a clock of its own.
+    /// Unwritable for the whole timeout and no count of the client's progress (no socket): closed.
+    /// Writable again before it: kept, and the next stall has a clock of its own.
     @Test func aStallWithoutProgressClosesTheConnectionAfterTheTimeout() throws {
         let channel = try Self.channel(with: WriteStallHandler(timeout: Self.timeout, logger: Logger(label: "test")))
-        channel.isWritable = false
-        channel.pipeline.fireChannelWritabilityChanged()
+        Self.setWritable(false, channel)
         channel.embeddedEventLoop.advanceTime(by: .milliseconds(1500))
-        channel.isWritable = true
-        channel.pipeline.fireChannelWritabilityChanged()
+        Self.setWritable(true, channel)
         channel.embeddedEventLoop.advanceTime(by: .seconds(5))
         #expect(channel.isActive, "closed a connection that became writable within the timeout")
 
-        channel.isWritable = false
-        channel.pipeline.fireChannelWritabilityChanged()
+        Self.setWritable(false, channel)
         channel.embeddedEventLoop.advanceTime(by: .milliseconds(1900))
         #expect(channel.isActive, "closed before the timeout")
         channel.embeddedEventLoop.advanceTime(by: .milliseconds(200))
         #expect(!channel.isActive, "kept a connection that took nothing for the timeout")
+    }
+
+    /// Unwritable for five timeouts while the client acknowledges a little more each second: kept.
+    /// Once the count stops growing, closed within the timeout and one look (a quarter of it).
+    @Test func aClientAcknowledgingProgressKeepsItsConnectionUntilItStops() throws {
+        let acknowledged = Mutex<UInt64>(1_000)
+        let handler = WriteStallHandler(timeout: Self.timeout, logger: Logger(label: "test")) { channel in
+            channel.eventLoop.makeSucceededFuture(acknowledged.withLock { $0 })
+        }
+        let channel = try Self.channel(with: handler)
+        Self.setWritable(false, channel)
+        for _ in 0..<10 {
+            acknowledged.withLock { $0 += 1_448 }
+            channel.embeddedEventLoop.advanceTime(by: .seconds(1))
+        }
+        #expect(channel.isActive, "closed a connection whose client kept acknowledging")
+
+        channel.embeddedEventLoop.advanceTime(by: .milliseconds(1400))
+        #expect(channel.isActive, "closed before the timeout since the last progress")
+        channel.embeddedEventLoop.advanceTime(by: .milliseconds(1200))
+        #expect(!channel.isActive, "kept a connection whose client stopped acknowledging")
     }
 }

@@ -101,7 +101,7 @@ struct SlowClientTests {
             var ended = false
             while ContinuousClock.now < deadline, channel.isActive, !ended {
                 try await Task.sleep(for: .milliseconds(100))
-                ended = answers.text.hasSuffix("\r\n0\r\n\r\n")
+                ended = answers.endsWith("\r\n0\r\n\r\n")
             }
             let text = answers.text
             #expect(ended, "the feed did not end within 15 s; read \(text.utf8.count) bytes, connection open: \(channel.isActive)")

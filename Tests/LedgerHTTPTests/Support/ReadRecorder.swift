@@ -12,6 +12,12 @@ final class ReadRecorder: ChannelInboundHandler, Sendable {
     /// Everything the connection has read.
     var text: String { chunks.withLock { $0.joined() } }
 
+    /// Whether what the connection has read ends with `suffix`, looking only at the last few reads
+    /// (enough for a suffix of up to 8 bytes) rather than joining everything.
+    func endsWith(_ suffix: String) -> Bool {
+        chunks.withLock { $0.suffix(8).joined().hasSuffix(suffix) }
+    }
+
     /// How many `200` status lines the connection has read.
     var okAnswers: Int { text.components(separatedBy: "HTTP/1.1 200").count - 1 }
 
