@@ -42,42 +42,51 @@ struct ConnectionClockTests {
         channel.pipeline.fireChannelWritabilityChanged()
     }
 
+    /// A channel with the request clock that has read a request and queued its whole answer while
+    /// the socket could take no more.
+    private static func answeredWhileUnwritable() throws -> EmbeddedChannel {
+        let channel = try channel(with: requestDeadline())
+        try request(on: channel)
+        setWritable(false, channel)
+        answer(on: channel)
+        return channel
+    }
+
+    /// Moves time on and expects the connection still open at `open` from now and closed at
+    /// `open + 200 ms`: `why` names what should have closed it.
+    private static func expectClosed(
+        _ channel: EmbeddedChannel, after open: TimeAmount, why: Comment, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        channel.embeddedEventLoop.advanceTime(by: open)
+        #expect(channel.isActive, "closed too early", sourceLocation: sourceLocation)
+        channel.embeddedEventLoop.advanceTime(by: .milliseconds(200))
+        #expect(!channel.isActive, why, sourceLocation: sourceLocation)
+    }
+
     /// An answer written while the socket can take it: the next request's clock starts at its end.
     @Test func theNextRequestsClockStartsAtTheAnswersEnd() throws {
         let channel = try Self.channel(with: Self.requestDeadline())
         try Self.request(on: channel)
         channel.embeddedEventLoop.advanceTime(by: .seconds(5))
         Self.answer(on: channel)
-        channel.embeddedEventLoop.advanceTime(by: .milliseconds(1900))
-        #expect(channel.isActive, "closed before the timeout after the answer")
-        channel.embeddedEventLoop.advanceTime(by: .milliseconds(200))
-        #expect(!channel.isActive, "kept a connection whose next request did not come in the timeout")
+        Self.expectClosed(channel, after: .milliseconds(1900), why: "kept a connection whose next request did not come in the timeout")
     }
 
     /// An answer whose end is queued while more of it waits than the socket takes: the clock starts
     /// only once the channel is writable again, however long that takes.
     @Test func anAnswerStillLeavingHoldsTheClockUntilTheChannelIsWritable() throws {
-        let channel = try Self.channel(with: Self.requestDeadline())
-        try Self.request(on: channel)
-        Self.setWritable(false, channel)
-        Self.answer(on: channel)
+        let channel = try Self.answeredWhileUnwritable()
         channel.embeddedEventLoop.advanceTime(by: .seconds(10))
         #expect(channel.isActive, "closed while the answer was still leaving")
 
         Self.setWritable(true, channel)
-        channel.embeddedEventLoop.advanceTime(by: .milliseconds(1900))
-        #expect(channel.isActive, "closed before the timeout after the answer left")
-        channel.embeddedEventLoop.advanceTime(by: .milliseconds(200))
-        #expect(!channel.isActive, "kept a connection whose next request did not come in the timeout")
+        Self.expectClosed(channel, after: .milliseconds(1900), why: "kept a connection whose next request did not come in the timeout")
     }
 
     /// A request read in full while the previous answer is still leaving is being answered when the
     /// channel becomes writable: its clock does not start then.
     @Test func aRequestReadWhileTheAnswerLeavesIsNotTimed() throws {
-        let channel = try Self.channel(with: Self.requestDeadline())
-        try Self.request(on: channel)
-        Self.setWritable(false, channel)
-        Self.answer(on: channel)
+        let channel = try Self.answeredWhileUnwritable()
         try Self.request(on: channel)
         Self.setWritable(true, channel)
         channel.embeddedEventLoop.advanceTime(by: .seconds(10))
@@ -95,10 +104,7 @@ struct ConnectionClockTests {
         #expect(channel.isActive, "closed a connection that became writable within the timeout")
 
         Self.setWritable(false, channel)
-        channel.embeddedEventLoop.advanceTime(by: .milliseconds(1900))
-        #expect(channel.isActive, "closed before the timeout")
-        channel.embeddedEventLoop.advanceTime(by: .milliseconds(200))
-        #expect(!channel.isActive, "kept a connection that took nothing for the timeout")
+        Self.expectClosed(channel, after: .milliseconds(1900), why: "kept a connection that took nothing for the timeout")
     }
 
     /// Unwritable for five timeouts while the client acknowledges a little more each second: kept.
@@ -116,9 +122,7 @@ struct ConnectionClockTests {
         }
         #expect(channel.isActive, "closed a connection whose client kept acknowledging")
 
-        channel.embeddedEventLoop.advanceTime(by: .milliseconds(1400))
-        #expect(channel.isActive, "closed before the timeout since the last progress")
-        channel.embeddedEventLoop.advanceTime(by: .milliseconds(1200))
-        #expect(!channel.isActive, "kept a connection whose client stopped acknowledging")
+        // The last growth (at 9 s) is seen by the look at 9.5 s, so the close is due at 11.5 s.
+        Self.expectClosed(channel, after: .milliseconds(1400), why: "kept a connection whose client stopped acknowledging")
     }
 }

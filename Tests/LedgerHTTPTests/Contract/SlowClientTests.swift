@@ -46,28 +46,18 @@ struct SlowClientTests {
     }
 
     /// A client that stops reading its answer is closed the request timeout after its TCP last
-    /// acknowledged any of it, with more queued than the socket holds: the feed of 8 MB it asked for no longer holds the connection, and the
-    /// answer's memory, for as long as the client likes. The server closed it before the end, so the
-    /// client, reading again, gets less than the whole feed, then the end of the connection.
+    /// acknowledged any of it, with more queued than the socket holds: the feed of 8 MB it asked
+    /// for no longer holds the connection, and the answer's memory, for as long as the client likes.
+    /// The server closed it before the end, so the client, reading again, gets less than the whole
+    /// feed, then the end of the connection.
     @Test func aClientThatStopsReadingItsAnswerIsDisconnectedAfterTheRequestTimeout() async throws {
-        let padding = String(repeating: "x", count: 500_000)
-        let events = 16
-        try await RawConnection.withServer(idleTimeout: .seconds(30), requestTimeout: .seconds(2), reading: false, seed: { store in
-            // More than the loopback socket buffers hold, so the server's channel fills and stays full.
-            for index in 0..<events {
-                _ = try await store.append(to: "padding-\(index)", NewEvent(type: "padding", data: Data(#"{"padding":"\#(padding)"}"#.utf8)))
-            }
-        }) { channel, _, _ in
-            let answers = ReadRecorder()
-            try await channel.pipeline.addHandler(answers).get()
-            let request = "GET /v1/events HTTP/1.1\r\nHost: x\r\nAccept: application/x-ndjson\r\nAuthorization: Bearer \(APIHarness.readKey)\r\n\r\n"
-            try await channel.writeAndFlush(ByteBuffer(string: request)).get()
+        try await Self.withPaddedFeedAsked { channel, answers in
             try await Task.sleep(for: .seconds(5))
             channel.setOption(.autoRead, value: true).whenSuccess { channel.read() }
             // Well inside the idle timeout, after which a finished answer's connection closes anyway.
             #expect(try await RawConnection.closes(channel, within: .seconds(15)), "the server kept a connection that read nothing")
             let received = answers.text.utf8.count
-            #expect(received > 0 && received < events * padding.utf8.count, "read \(received) bytes")
+            #expect(received > 0 && received < Self.paddedFeedBytes, "read \(received) bytes")
         }
     }
 
@@ -78,24 +68,14 @@ struct SlowClientTests {
     /// afterwards, it gets the whole feed, to its last chunk. (Against a server that watched only
     /// writability, it got about 2.8 MB of the 8, then the end of the connection.)
     @Test func aClientThatReadsItsAnswerSlowlyKeepsItsConnection() async throws {
-        let padding = String(repeating: "x", count: 500_000)
-        let events = 16
-        try await RawConnection.withServer(idleTimeout: .seconds(30), requestTimeout: .seconds(2), reading: false, seed: { store in
-            for index in 0..<events {
-                _ = try await store.append(to: "padding-\(index)", NewEvent(type: "padding", data: Data(#"{"padding":"\#(padding)"}"#.utf8)))
-            }
-        }) { channel, _, _ in
-            let answers = ReadRecorder()
-            try await channel.pipeline.addHandler(answers).get()
-            let request = "GET /v1/events HTTP/1.1\r\nHost: x\r\nAccept: application/x-ndjson\r\nAuthorization: Bearer \(APIHarness.readKey)\r\n\r\n"
-            try await channel.writeAndFlush(ByteBuffer(string: request)).get()
+        try await Self.withPaddedFeedAsked { channel, answers in
             let slowUntil = ContinuousClock.now + .seconds(6)
             while ContinuousClock.now < slowUntil, channel.isActive {
                 channel.read()
                 try await Task.sleep(for: .milliseconds(50))
             }
             let slowlyRead = answers.text.utf8.count
-            #expect(slowlyRead > 0 && slowlyRead < events * padding.utf8.count / 2, "read \(slowlyRead) bytes in the slow part")
+            #expect(slowlyRead > 0 && slowlyRead < Self.paddedFeedBytes / 2, "read \(slowlyRead) bytes in the slow part")
             channel.setOption(.autoRead, value: true).whenSuccess { channel.read() }
             let deadline = ContinuousClock.now + .seconds(15)
             var ended = false
@@ -106,7 +86,7 @@ struct SlowClientTests {
             let text = answers.text
             #expect(ended, "the feed did not end within 15 s; read \(text.utf8.count) bytes, connection open: \(channel.isActive)")
             let lines = text.components(separatedBy: "\"type\":\"padding\"").count - 1
-            #expect(lines == events)
+            #expect(lines == Self.paddedEvents)
         }
     }
 
@@ -146,6 +126,28 @@ struct SlowClientTests {
             #expect(took >= .milliseconds(1900) && took < .seconds(10), "closed \(took) after the last whole request")
             #expect(answers.okAnswers == 3)
             #expect(try await eventCount() == 0)
+        }
+    }
+
+    private static let paddedEvents = 16
+    private static let padding = String(repeating: "x", count: 500_000)
+    /// The padding the feed's events carry, about 8 MB in all.
+    private static var paddedFeedBytes: Int { paddedEvents * padding.utf8.count }
+
+    /// A live server (request timeout 2 s) whose log holds 16 events of 500 KB each, more than the
+    /// loopback socket buffers hold, and a connection that reads only when told, which has asked
+    /// for the whole NDJSON feed; `body` gets it and what it has read.
+    private static func withPaddedFeedAsked(_ body: @Sendable @escaping (any Channel, ReadRecorder) async throws -> Void) async throws {
+        try await RawConnection.withServer(idleTimeout: .seconds(30), requestTimeout: .seconds(2), reading: false, seed: { store in
+            for index in 0..<paddedEvents {
+                _ = try await store.append(to: "padding-\(index)", NewEvent(type: "padding", data: Data(#"{"padding":"\#(padding)"}"#.utf8)))
+            }
+        }) { channel, _, _ in
+            let answers = ReadRecorder()
+            try await channel.pipeline.addHandler(answers).get()
+            let request = "GET /v1/events HTTP/1.1\r\nHost: x\r\nAccept: application/x-ndjson\r\nAuthorization: Bearer \(APIHarness.readKey)\r\n\r\n"
+            try await channel.writeAndFlush(ByteBuffer(string: request)).get()
+            try await body(channel, answers)
         }
     }
 
