@@ -69,24 +69,9 @@ struct SlowClientTests {
     /// writability, it got about 2.8 MB of the 8, then the end of the connection.)
     @Test func aClientThatReadsItsAnswerSlowlyKeepsItsConnection() async throws {
         try await Self.withPaddedFeedAsked { channel, answers in
-            let slowUntil = ContinuousClock.now + .seconds(6)
-            while ContinuousClock.now < slowUntil, channel.isActive {
-                channel.read()
-                try await Task.sleep(for: .milliseconds(50))
-            }
-            let slowlyRead = answers.text.utf8.count
+            let slowlyRead = try await Self.readSlowlyThenFast(channel, answers)
             #expect(slowlyRead > 0 && slowlyRead < Self.paddedFeedBytes / 2, "read \(slowlyRead) bytes in the slow part")
-            channel.setOption(.autoRead, value: true).whenSuccess { channel.read() }
-            let deadline = ContinuousClock.now + .seconds(15)
-            var ended = false
-            while ContinuousClock.now < deadline, channel.isActive, !ended {
-                try await Task.sleep(for: .milliseconds(100))
-                ended = answers.endsWith("\r\n0\r\n\r\n")
-            }
-            let text = answers.text
-            #expect(ended, "the feed did not end within 15 s; read \(text.utf8.count) bytes, connection open: \(channel.isActive)")
-            let lines = text.components(separatedBy: "\"type\":\"padding\"").count - 1
-            #expect(lines == Self.paddedEvents)
+            Self.expectWholeFeed(answers, events: Self.paddedEvents, open: channel.isActive)
         }
     }
 
@@ -130,14 +115,14 @@ struct SlowClientTests {
     }
 
     private static let paddedEvents = 16
-    private static let padding = String(repeating: "x", count: 500_000)
     /// The padding the feed's events carry, about 8 MB in all.
-    private static var paddedFeedBytes: Int { paddedEvents * padding.utf8.count }
+    private static let paddedFeedBytes = paddedEvents * 500_000
 
-    /// A live server (request timeout 2 s) whose log holds 16 events of 500 KB each, more than the
-    /// loopback socket buffers hold, and a connection that reads only when told, which has asked
-    /// for the whole NDJSON feed; `body` gets it and what it has read.
+    /// A live server (request timeout 2 s) whose log holds 16 events of 500 KB of padding each, more
+    /// than the loopback socket buffers hold, and a connection that reads only when told, which has
+    /// asked for the whole NDJSON feed; `body` gets it and what it has read.
     private static func withPaddedFeedAsked(_ body: @Sendable @escaping (any Channel, ReadRecorder) async throws -> Void) async throws {
+        let padding = String(repeating: "x", count: 500_000)
         try await RawConnection.withServer(idleTimeout: .seconds(30), requestTimeout: .seconds(2), reading: false, seed: { store in
             for index in 0..<paddedEvents {
                 _ = try await store.append(to: "padding-\(index)", NewEvent(type: "padding", data: Data(#"{"padding":"\#(padding)"}"#.utf8)))
@@ -149,6 +134,34 @@ struct SlowClientTests {
             try await channel.writeAndFlush(ByteBuffer(string: request)).get()
             try await body(channel, answers)
         }
+    }
+
+    /// Reads a few kilobytes every 50 ms for 6 s (three request timeouts), then everything as it
+    /// comes until the stream's last chunk or the end of the connection (15 s at most); returns
+    /// how much the slow part read.
+    private static func readSlowlyThenFast(_ channel: any Channel, _ answers: ReadRecorder) async throws -> Int {
+        let slowUntil = ContinuousClock.now + .seconds(6)
+        while ContinuousClock.now < slowUntil, channel.isActive {
+            channel.read()
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let slowlyRead = answers.text.utf8.count
+        channel.setOption(.autoRead, value: true).whenSuccess { channel.read() }
+        let deadline = ContinuousClock.now + .seconds(15)
+        while ContinuousClock.now < deadline, channel.isActive, !answers.endsWith(Self.lastChunk) {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return slowlyRead
+    }
+
+    /// The end of a chunked answer.
+    private static let lastChunk = "\r\n0\r\n\r\n"
+
+    /// Expects the stream read to its last chunk, with all `events` events in it.
+    private static func expectWholeFeed(_ answers: ReadRecorder, events: Int, open: Bool, sourceLocation: SourceLocation = #_sourceLocation) {
+        let text = answers.text
+        #expect(text.hasSuffix(lastChunk), "the feed did not end; read \(text.utf8.count) bytes, connection open: \(open)", sourceLocation: sourceLocation)
+        #expect(text.components(separatedBy: "\"type\":\"padding\"").count - 1 == events, sourceLocation: sourceLocation)
     }
 
     /// Sends `bytes` one every 300 ms, and says whether the server closes the connection within 15 s.
