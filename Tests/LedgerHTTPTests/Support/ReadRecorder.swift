@@ -41,8 +41,15 @@ final class ReadRecorder: ChannelInboundHandler, Sendable {
             }
             try await Task.sleep(for: .milliseconds(2))
         }
-        throw ReadTimeout()
+        throw ReadTimeout(received: chunks.withLock { $0.dropFirst(start).joined() })
     }
 
-    struct ReadTimeout: Error {}
+    /// No whole answer within 10 s; says what had come, so a failure shows which answer was missing.
+    struct ReadTimeout: Error, CustomStringConvertible {
+        var received: String
+
+        var description: String {
+            "no whole answer within 10 s; read \(received.utf8.count) bytes: \(received.prefix(300).debugDescription)"
+        }
+    }
 }
