@@ -44,7 +44,7 @@ final class ConnectionRefusalHandler: ChannelInboundHandler, RemovableChannelHan
         answered = true
         let requestID = RequestID().description
         limit.refusals.increment()
-        if limit.logsRefusal(at: NIODeadline.now().uptimeNanoseconds) {
+        if limit.logsRefusal(at: context.eventLoop.now.uptimeNanoseconds) {
             logger.warning(
                 "refused a connection: the server has as many open as http.max_connections allows (logged once a minute at most; subledger_connections_refused_total counts them all)",
                 metadata: [

@@ -90,7 +90,11 @@ struct ConnectionLimitTests {
             let (ports, announce) = AsyncStream<Int>.makeStream()
             let app = try APIHarness.application(
                 store: fixture.store, pki: pki, clock: ManualClock(Day.date(0)), verifyReceiptURL: "http://127.0.0.1:9",
-                maximumConnections: maximumConnections, refusalHeadroom: refusalHeadroom, refusalLinger: refusalLinger,
+                adjusting: { settings in
+                    settings.maximumConnections = maximumConnections
+                    settings.refusalHeadroom = refusalHeadroom
+                    settings.refusalLinger = refusalLinger
+                },
                 onServerRunning: { port in announce.yield(port) }
             )
             let services = ServiceGroup(services: [app], logger: TestDatabases.logger)
@@ -143,7 +147,8 @@ struct ConnectionLimitTests {
         #expect(ConnectionLimit(maximum: 0).maximum == 1)
     }
 
-    /// A flood of refusals logs its first, then one a minute; the metric counts them all.
+    /// A flood of refusals logs its first, then one a minute (the metric, which counts them all, is
+    /// in `/metrics` from the start: ServeProcessTests).
     @Test func refusalsAreLoggedOnceAMinute() {
         let limit = ConnectionLimit(maximum: 1)
         let second: UInt64 = 1_000_000_000

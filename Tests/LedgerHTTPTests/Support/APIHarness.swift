@@ -54,8 +54,8 @@ struct APIHarness: Sendable {
         store: any EventStore, pki: TestPKI, clock: ManualClock, verifyReceiptURL: String,
         policy: LedgerConfiguration.LinkPolicy = .transfer, environments: Set<AppStoreEnvironment> = [.sandbox, .production],
         idleTimeout: Duration = .seconds(30), requestTimeout: Duration = .seconds(60),
-        maximumConnections: Int = LedgerApplication.Settings.defaultMaximumConnections, refusalHeadroom: Int = 64,
-        refusalLinger: Duration = .seconds(1), logger: Logger = TestDatabases.logger,
+        logger: Logger = TestDatabases.logger,
+        adjusting adjust: (inout LedgerApplication.Settings) -> Void = { _ in },
         onServerRunning: (@Sendable (Int) async -> Void)? = nil
     ) throws -> some ApplicationProtocol {
         let verifier = try pki.makeVerifier(bundleId: bundleId, appAppleId: 1_234_567_890, environments: environments)
@@ -80,12 +80,11 @@ struct APIHarness: Sendable {
             APIKey(name: "reader", scopes: [.read], sha256: APIKey.hash(secret: readKey)),
             APIKey(name: "operator", scopes: [.admin, .read], sha256: APIKey.hash(secret: adminKey)),
         ]
+        // Every other setting keeps the server's own default.
+        var settings = LedgerApplication.Settings(host: "127.0.0.1", port: 0, idleTimeout: idleTimeout, requestTimeout: requestTimeout)
+        adjust(&settings)
         return LedgerApplication.make(
-            settings: .init(
-                host: "127.0.0.1", port: 0, idleTimeout: idleTimeout, requestTimeout: requestTimeout, maximumConnections: maximumConnections,
-                refusalHeadroom: refusalHeadroom, refusalLinger: refusalLinger
-            ),
-            store: store, ledger: ledger, keys: keys, clock: clock,
+            settings: settings, store: store, ledger: ledger, keys: keys, clock: clock,
             logger: logger, onServerRunning: onServerRunning
         )
     }

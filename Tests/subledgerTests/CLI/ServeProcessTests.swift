@@ -42,6 +42,8 @@ struct ServeProcessTests {
             #expect(metrics.body.contains(#"subledger_database_duration_count{operation="read_entitlements"} 1"#))
             #expect(metrics.body.contains(#"subledger_database_duration_count{operation="read_user_events"} 1"#))
             #expect(metrics.body.contains(#"subledger_database_duration_count{operation="read_events"} 1"#))
+            // The refusal counter is made with the server, so its series is there before any refusal.
+            #expect(metrics.body.contains("subledger_connections_refused_total 0"), "\(metrics.body)")
 
             server.signal(SIGTERM)
             #expect(try await server.waitForExit() == 0)
