@@ -27,8 +27,9 @@ final class ReadRecorder: ChannelInboundHandler, Sendable {
     }
 
     /// Waits until the reads after the first `start` hold a whole answer (its `Content-Length` bytes
-    /// of body), and says in how many reads it came.
-    func waitForAnswer(after start: Int) async throws -> (reads: Int, text: String) {
+    /// of body), and says in how many reads it came. A timeout names the line that waited, since a
+    /// test often waits on several connections.
+    func waitForAnswer(after start: Int, fileID: StaticString = #fileID, line: UInt = #line) async throws -> (reads: Int, text: String) {
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
             let received = chunks.withLock { Array($0.dropFirst(start)) }
@@ -41,15 +42,17 @@ final class ReadRecorder: ChannelInboundHandler, Sendable {
             }
             try await Task.sleep(for: .milliseconds(2))
         }
-        throw ReadTimeout(received: chunks.withLock { $0.dropFirst(start).joined() })
+        throw ReadTimeout(received: chunks.withLock { $0.dropFirst(start).joined() }, waiter: "\(fileID):\(line)")
     }
 
-    /// No whole answer within 10 s; says what had come, so a failure shows which answer was missing.
+    /// No whole answer within 10 s; says who waited and what had come, so a failure shows which
+    /// answer was missing.
     struct ReadTimeout: Error, CustomStringConvertible {
         var received: String
+        var waiter: String
 
         var description: String {
-            "no whole answer within 10 s; read \(received.utf8.count) bytes: \(received.prefix(300).debugDescription)"
+            "no whole answer within 10 s at \(waiter); read \(received.utf8.count) bytes: \(received.prefix(300).debugDescription)"
         }
     }
 }
