@@ -94,5 +94,6 @@ def summarise(which, rounds):
     met_reads = sum(r["reads_share"] >= READS_TARGET for r in rounds)
     print(f"  meeting the target: ingest {met_ingest} of {len(rounds)}, reads {met_reads} of {len(rounds)}")
 
+
 if __name__ == "__main__":
     main()

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import Synchronization
+import Testing
 
 /// Records what a raw test connection reads, one entry per read from the socket.
 final class ReadRecorder: ChannelInboundHandler, Sendable {
@@ -29,8 +30,8 @@ final class ReadRecorder: ChannelInboundHandler, Sendable {
     /// Waits until the reads after the first `start` hold a whole answer (its `Content-Length` bytes
     /// of body), and says in how many reads it came. A timeout names the line that waited, since a
     /// test often waits on several connections.
-    func waitForAnswer(after start: Int, fileID: StaticString = #fileID, line: UInt = #line) async throws -> (reads: Int, text: String) {
-        let deadline = ContinuousClock.now + .seconds(10)
+    func waitForAnswer(after start: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws -> (reads: Int, text: String) {
+        let deadline = ContinuousClock.now + ReadTimeout.limit
         while ContinuousClock.now < deadline {
             let received = chunks.withLock { Array($0.dropFirst(start)) }
             let text = received.joined()
@@ -42,17 +43,18 @@ final class ReadRecorder: ChannelInboundHandler, Sendable {
             }
             try await Task.sleep(for: .milliseconds(2))
         }
-        throw ReadTimeout(received: chunks.withLock { $0.dropFirst(start).joined() }, waiter: "\(fileID):\(line)")
+        throw ReadTimeout(received: chunks.withLock { $0.dropFirst(start).joined() }, waiter: sourceLocation)
     }
 
-    /// No whole answer within 10 s; says who waited and what had come, so a failure shows which
+    /// No whole answer within `limit`; says who waited and what had come, so a failure shows which
     /// answer was missing.
     struct ReadTimeout: Error, CustomStringConvertible {
+        static let limit = Duration.seconds(10)
         var received: String
-        var waiter: String
+        var waiter: SourceLocation
 
         var description: String {
-            "no whole answer within 10 s at \(waiter); read \(received.utf8.count) bytes: \(received.prefix(300).debugDescription)"
+            "no whole answer within \(Self.limit) at \(waiter); read \(received.utf8.count) bytes: \(received.prefix(300).debugDescription)"
         }
     }
 }
