@@ -15,11 +15,12 @@ public struct ChainState: Codable, Hashable, Sendable {
     /// its submitter's stream, a V1 notification on one of the subscriptions it names. `as_of` reads
     /// them, since only the chain's own stream is found by its id. Empty for most chains.
     public var otherStreams: [String]
-    /// Every `appAccountToken` a transaction observation folded into the chain carried, sorted. A
-    /// token claims a chain only the first time it reaches it; kept as a set, not read off each
-    /// transaction's winning observation, so one that wins without the token (a V1 body's, whose
-    /// token is not kept) does not make the chain forget it. Empty for most chains.
-    public var appAccountTokens: [String]
+    /// The `appAccountToken` each transaction's observations carried, by transaction id (on the rare
+    /// conflict, the greatest). Kept apart from the winning observations, so one that wins without the
+    /// token (a V1 body's, whose token is not kept) does not make the chain forget it. The newest
+    /// transaction's token is the one that can claim the chain (``newestAppAccountToken(where:)``).
+    /// Empty for most chains.
+    public var transactionTokens: [String: String]
 
     /// An empty chain.
     public init(originalTransactionId: String) {
@@ -27,7 +28,7 @@ public struct ChainState: Codable, Hashable, Sendable {
         self.transactions = [:]
         self.renewals = []
         self.otherStreams = []
-        self.appAccountTokens = []
+        self.transactionTokens = [:]
     }
 
     /// The renewal observation current at `at` (Unix milliseconds): the latest asserted by then; nil
@@ -43,7 +44,9 @@ public struct ChainState: Codable, Hashable, Sendable {
     /// transaction must not turn Apple's `Consumable` into the receipt's fallback `Non-Consumable`.
     public mutating func apply(_ observation: TransactionObservation, eventID: String) {
         var observed = Observed(observation, assertedAt: observation.assertedAt, eventID: eventID)
-        if let token = observation.appAccountToken { Self.insert(token, into: &appAccountTokens) }
+        if let token = observation.appAccountToken, transactionTokens[observation.transactionId].map({ $0 < token }) ?? true {
+            transactionTokens[observation.transactionId] = token
+        }
         if var current = transactions[observation.transactionId] {
             let type = ProductType.preferred(current.value.type, observation.type)
             guard Self.supersedes(observed, current) else {
@@ -118,6 +121,22 @@ public struct ChainState: Codable, Hashable, Sendable {
         Self.latest(of: transactions(boughtBy: at))
     }
 
+    /// The `appAccountToken` of the newest transaction (ordered as ``governingTransaction(at:)``
+    /// orders them, over all time) whose token `accepts` admits; nil when none carried one.
+    ///
+    /// A token claims the chain when a fact makes it this token: a function of the set of the
+    /// chain's transactions, so the chain ends with the newest transaction's token in any arrival
+    /// order, and a late notification about an older transaction cannot take the chain back.
+    public func newestAppAccountToken(where accepts: (String) -> Bool) -> String? {
+        let carrying = transactions.values.map(\.value).filter { appAccountToken(of: $0).map(accepts) ?? false }
+        return Self.latest(of: carrying).flatMap(appAccountToken(of:))
+    }
+
+    /// The token any observation of `transaction` carried.
+    func appAccountToken(of transaction: TransactionObservation) -> String? {
+        transactionTokens[transaction.transactionId] ?? transaction.appAccountToken
+    }
+
     /// Of `transactions`, the one that governs (see ``governingTransaction(at:)``).
     static func latest(of transactions: some Sequence<TransactionObservation>) -> TransactionObservation? {
         transactions.max { lhs, rhs in
@@ -127,10 +146,10 @@ public struct ChainState: Codable, Hashable, Sendable {
     }
 
     private enum DecodingKeys: String, CodingKey {
-        case originalTransactionId, transactions, renewals, renewal, otherStreams, appAccountTokens
+        case originalTransactionId, transactions, renewals, renewal, otherStreams, transactionTokens
     }
 
-    /// Encodes the chain; `otherStreams` and `appAccountTokens` only when there are some, so a chain
+    /// Encodes the chain; `otherStreams` and `transactionTokens` only when there are some, so a chain
     /// without them reads as it did before the fields existed.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: DecodingKeys.self)
@@ -138,7 +157,7 @@ public struct ChainState: Codable, Hashable, Sendable {
         try container.encode(transactions, forKey: .transactions)
         try container.encode(renewals, forKey: .renewals)
         if !otherStreams.isEmpty { try container.encode(otherStreams, forKey: .otherStreams) }
-        if !appAccountTokens.isEmpty { try container.encode(appAccountTokens, forKey: .appAccountTokens) }
+        if !transactionTokens.isEmpty { try container.encode(transactionTokens, forKey: .transactionTokens) }
     }
 
     /// Decodes a chain, also as written before renewal history was kept (one `renewal`, the latest).
@@ -152,6 +171,8 @@ public struct ChainState: Codable, Hashable, Sendable {
             self.renewals = try container.decodeIfPresent(Observed<RenewalObservation>.self, forKey: .renewal).map { [$0] } ?? []
         }
         self.otherStreams = try container.decodeIfPresent([String].self, forKey: .otherStreams) ?? []
-        self.appAccountTokens = try container.decodeIfPresent([String].self, forKey: .appAccountTokens) ?? []
+        // A document written before tokens were kept by transaction (an `appAccountTokens` list) has
+        // its winning observations' tokens, which `appAccountToken(of:)` falls back to.
+        self.transactionTokens = try container.decodeIfPresent([String: String].self, forKey: .transactionTokens) ?? [:]
     }
 }

@@ -111,10 +111,11 @@ public final class SubscriptionLedger: Sendable {
         let entries = notification.unifiedReceipt?.latestReceiptInfo ?? []
         // A V1 body is not signed, only sent with the shared secret, so its app_account_token stays in
         // the raw body and links nobody: a body forged with the secret must not move a chain to
-        // another user. Left out of the observations, it is not one the chain carried either, so a
-        // signed notification bringing it later (an app moving from V1 to V2) claims the chain. The
-        // chain keeps the set of tokens it carried, so a V1 observation that wins without the token
-        // does not make it forget one a signed notification brought.
+        // another user. Left out of the observations, it is not a token the chain's transactions
+        // carried either, so a signed notification bringing it later (an app moving from V1 to V2)
+        // claims the chain. The chain keeps each transaction's token apart from its winning
+        // observation, so a V1 observation that wins without the token does not make it forget one
+        // a signed notification brought.
         let transactions = entries.compactMap {
             Normalizer.observation(
                 $0, bundleId: bundleId, environment: environment,
@@ -457,13 +458,21 @@ public final class SubscriptionLedger: Sendable {
         let now = clock.now()
         for entry in entries {
             let pending = entry.pending
-            // A token claims a chain only if this fact is the first to bring it to the chain (whatever
-            // brought it before, a submission included): a renewal carrying the token the chain already
-            // had claims nothing, so it cannot take back a chain a submission moved, nor record another
-            // refusal under `keep`, in any arrival order. Read before this fact is folded in.
-            var carried: [String: Set<String>] = [:]
-            for claim in pending.claims where !claim.isExplicit && !entry.event.isDuplicate && carried[claim.chain] == nil {
-                carried[claim.chain] = try await documents.appAccountTokens(onChain: claim.chain)
+            // A token claims a chain only if this fact makes it the token of the chain's newest
+            // transaction (whatever brought the chain's other transactions, a submission included).
+            // So a renewal carrying the token the chain's newest transaction already had claims
+            // nothing: it cannot take back a chain a submission moved, nor record another refusal
+            // under `keep`. And a late notification about an older transaction claims nothing: the
+            // chain ends with its newest transaction's token in any arrival order.
+            var claiming: [String: String] = [:]
+            for claim in pending.claims where !claim.isExplicit && !entry.event.isDuplicate {
+                let before = try await documents.chainState(claim.chain)
+                var after = before
+                after.apply(pending.fact, eventID: entry.event.eventID.lowercaseString, stream: pending.stream)
+                let newest = after.newestAppAccountToken(where: Self.isUserId)
+                if let newest, newest != before.newestAppAccountToken(where: Self.isUserId) {
+                    claiming[claim.chain] = newest
+                }
             }
             if !entry.event.isDuplicate {
                 let projectable = ProjectableEvent(
@@ -473,7 +482,7 @@ public final class SubscriptionLedger: Sendable {
                 try await projector.apply(projectable, to: documents)
             }
             for claim in pending.claims where claim.isExplicit || !entry.event.isDuplicate {
-                if !claim.isExplicit, carried[claim.chain]?.contains(claim.userId) == true { continue }
+                if !claim.isExplicit, claiming[claim.chain] != claim.userId { continue }
                 let owner = if let decided = owners[claim.chain] {
                     decided
                 } else {
@@ -504,19 +513,17 @@ public final class SubscriptionLedger: Sendable {
     }
 
     /// The chains the users named by the fact's `appAccountToken`s claim (when enabled), one claim per
-    /// chain, in chain order. Each is decided only if the chain's transactions did not already carry
-    /// that token (see `fold`).
+    /// chain by the token of the fact's newest transaction on it, in chain order. Each is decided only
+    /// if the fact makes that token the one of the chain's newest transaction (see `fold`).
     func appAccountTokenClaims(in fact: AppleFact) -> [LinkClaim] {
         guard configuration.linkAppAccountToken else { return [] }
-        var claims: [String: String] = [:]
-        for transaction in fact.transactions {
-            // A token names a user only if it could be a submitted `user_id` (the API could not address
-            // any other): 1 to 256 characters, no control characters.
-            if let token = transaction.appAccountToken, Self.isUserId(token) {
-                claims[transaction.originalTransactionId] = token
-            }
+        // A token names a user only if it could be a submitted `user_id` (the API could not address
+        // any other): 1 to 256 characters, no control characters.
+        let carrying = Dictionary(grouping: fact.transactions.filter { $0.appAccountToken.map(Self.isUserId) ?? false }, by: \.originalTransactionId)
+        return carrying.keys.sorted().compactMap { chain in
+            guard let newest = carrying[chain].flatMap(ChainState.latest(of:)), let token = newest.appAccountToken else { return nil }
+            return LinkClaim(chain: chain, userId: token, source: "app_account_token")
         }
-        return claims.sorted { $0.key < $1.key }.map { LinkClaim(chain: $0.key, userId: $0.value, source: "app_account_token") }
     }
 
     /// The environment a legacy input (a V1 notification, a receipt) states, as `Normalizer` records

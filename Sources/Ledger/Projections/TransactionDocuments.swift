@@ -99,13 +99,13 @@ final class TransactionDocuments: LedgerDocuments {
             .map { try JSONDecoder().decode(OwnerDocument.self, from: $0) }
     }
 
-    /// The `appAccountToken`s the chain's transactions ever carried, as this transaction sees the
-    /// chain (read under its document's lock); empty for a chain not seen before. A document written
-    /// before the chain kept its token set still has its winning observations' tokens.
-    func appAccountTokens(onChain id: String) async throws -> Set<String> {
-        guard let data = try await lockAndRead(DocumentKey(model: ReadModel.subscriptionState, key: id)) else { return [] }
-        let document = try ChainDocument.decode(from: data)
-        return Set(document.state.appAccountTokens).union(document.state.transactions.values.compactMap(\.value.appAccountToken))
+    /// The chain's fold state as this transaction sees it (read under its document's lock); empty for
+    /// a chain not seen before.
+    func chainState(_ id: String) async throws -> ChainState {
+        guard let data = try await lockAndRead(DocumentKey(model: ReadModel.subscriptionState, key: id)) else {
+            return ChainState(originalTransactionId: id)
+        }
+        return try ChainDocument.decode(from: data).state
     }
 
     func putOwner(_ document: OwnerDocument, chain id: String) async throws {

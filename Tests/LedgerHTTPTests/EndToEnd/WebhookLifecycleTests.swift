@@ -136,4 +136,25 @@ struct WebhookLifecycleTests {
             #expect(try await h.pro(Self.token, at: 61) == nil)
         }
     }
+
+    /// Out-of-order ownership over HTTP: the chain's newer transaction carries another user's token
+    /// (they subscribed again on the same Apple ID), and the older purchase's notification arrives
+    /// only after it. The chain stays with the newer token's user, and the late one links nobody.
+    @Test(arguments: TestDatabases.dialects)
+    func aLateWebhookAboutAnOlderPurchaseLeavesTheChainWithTheNewestTransactionsToken(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect) { h in
+            let other = "0b7e4c2d-9a1f-4e3b-8c5d-6f7a8b9c0d1e"
+            var renewal = H.transaction("1001", purchased: 30, expires: 60)
+            renewal.appAccountToken = other
+            #expect(try await h.notify(.didRenew, transaction: renewal, at: 31).status == .ok)
+            var purchase = H.transaction("1000", purchased: 0, expires: 30)
+            purchase.appAccountToken = Self.token
+            let late = try await h.notify(.subscribed, .initialBuy, transaction: purchase, at: 32)
+            #expect(try h.object(late)["result"] as? String == "recorded")
+            #expect(try await h.pro(other, at: 33)?["expires_at"] as? String == "2026-03-02T00:00:00.000Z")
+            #expect(try await h.pro(Self.token, at: 33) == nil)
+            let events = try h.object(try await h.request(.get, "/v1/users/\(Self.token)/events", key: H.readKey))
+            #expect((events["events"] as? [Any])?.isEmpty == true)
+        }
+    }
 }

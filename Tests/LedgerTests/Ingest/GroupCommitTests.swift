@@ -115,14 +115,15 @@ struct GroupCommitTests {
         }
     }
 
-    /// Renewals of one chain arriving together, some carrying the first owner's token and some a new
-    /// one: the new token claims once and the old one never again, in whatever order and batches
-    /// they land, since each fact reads the chain as the earlier facts of its batch left it.
+    /// Renewals of one chain arriving together, the first half carrying the first owner's token and
+    /// the newer half a new one: the new token claims once and the old one never again, in whatever
+    /// order and batches they land, since each fact reads the chain as the earlier facts of its batch
+    /// left it (once one of bob's renewals is folded, every one of alice's is older).
     @Test(arguments: TestDatabases.dialects)
     func renewalsAtOnceCarryingTwoTokensMoveTheChainOnce(_ dialect: StorageDialect) async throws {
         try await H.run(dialect: dialect, policy: .transfer) { h in
             try await h.notify(.subscribed, .initialBuy, transaction: H.transaction("1000", purchased: 0, expires: 30, token: "alice"), at: 0)
-            try await Self.ingestAtOnce(h, try Self.monthlyRenewals(h) { $0.isMultiple(of: 2) ? "bob" : "alice" })
+            try await Self.ingestAtOnce(h, try Self.monthlyRenewals(h) { $0 > 6 ? "bob" : "alice" })
             #expect(try await h.store.readStream("user-alice").map(\.type) == ["user.linked", "user.unlinked"])
             let bob = try await h.store.readStream("user-bob")
             #expect(bob.map(\.type) == ["user.linked"])
@@ -133,8 +134,9 @@ struct GroupCommitTests {
     }
 
     /// Notifications naming different users for the same chains arrive together, so claims on one
-    /// chain are decided within one transaction: each chain ends with exactly one owner, every user
-    /// who lost it has its link and unlink, and folding the log again gives the same read models.
+    /// chain are decided within one transaction: each chain ends with the user of its newest
+    /// transaction's token, every other user either never claimed it (its notification came after a
+    /// newer one) or has its link and unlink, and folding the log again gives the same read models.
     @Test(arguments: TestDatabases.dialects)
     func conflictingTokenClaimsInOneBatchEndWithOneOwnerAndReplayAgrees(_ dialect: StorageDialect) async throws {
         try await H.run(dialect: dialect, policy: .transfer) { h in
@@ -164,11 +166,11 @@ struct GroupCommitTests {
                         owners.append(user)
                         #expect(subscriptions.map(\.originalTransactionId) == [chain])
                     } else {
-                        #expect(types == ["user.linked", "user.unlinked"], "\(user): \(types)")
+                        #expect(types == [] || types == ["user.linked", "user.unlinked"], "\(user): \(types)")
                         #expect(subscriptions.isEmpty)
                     }
                 }
-                #expect(owners.count == 1, "chain \(chain) owners: \(owners)")
+                #expect(owners == ["dan-\(chain)"], "chain \(chain) owners: \(owners)")
             }
             // Replay reads the log as catch-up readers do, so wait until every event is visible there
             // (a transaction of another test on the same server can hold the gate for a moment).

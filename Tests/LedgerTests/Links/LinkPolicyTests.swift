@@ -212,6 +212,69 @@ struct LinkPolicyTests {
         }
     }
 
+    /// The chain's newest transaction carries bob's token. Alice's notification about the older
+    /// transaction reaching the ledger late (Apple's retry after an outage) leaves the chain with bob,
+    /// and records nothing on alice's stream: the same end as when it came first.
+    @Test(arguments: TestDatabases.dialects)
+    func aLateNotificationAboutAnOlderTransactionDoesNotMoveTheChainBack(_ dialect: StorageDialect) async throws {
+        for late in [false, true] {
+            try await H.run(dialect: dialect, policy: .transfer) { h in
+                let alice = H.transaction("1000", purchased: 0, expires: 30, token: "alice")
+                let bob = H.transaction("1001", purchased: 30, expires: 60, token: "bob")
+                let order = late ? [(bob, NotificationType.didRenew), (alice, .subscribed)] : [(alice, .subscribed), (bob, .didRenew)]
+                for (index, (transaction, type)) in order.enumerated() {
+                    try await h.notify(type, transaction: transaction, at: 31 + Double(index))
+                }
+                #expect(try await h.ledger.entitlements(userId: "bob", at: Day.date(33)).subscriptions.map(\.originalTransactionId) == ["1000"])
+                #expect(try await h.ledger.entitlements(userId: "alice", at: Day.date(33)).subscriptions.isEmpty)
+                let aliceEvents = try await h.store.readStream("user-alice").map(\.type)
+                #expect(aliceEvents == (late ? [] : ["user.linked", "user.unlinked"]), "alice's notification late: \(late)")
+                let bobLink = try #require(try await h.store.readStream("user-bob").first)
+                #expect(try JSONDecoder().decode(UserLink.self, from: bobLink.data).outcome == (late ? .linked : .transferred))
+            }
+        }
+    }
+
+    /// Under `keep` the first claim keeps the chain, but a late notification about an older
+    /// transaction is not a claim at all: nothing is refused on its token's stream.
+    @Test func underKeepALateNotificationAboutAnOlderTransactionIsNoClaim() async throws {
+        try await H.run(policy: .keep) { h in
+            try await h.notify(.didRenew, transaction: H.transaction("1001", purchased: 30, expires: 60, token: "bob"), at: 31)
+            try await h.notify(.subscribed, transaction: H.transaction("1000", purchased: 0, expires: 30, token: "alice"), at: 32)
+            #expect(try await h.store.readStream("user-alice").isEmpty)
+            #expect(try await h.entitlement("pro", of: "bob", at: 33)?.expiresAt == Day.date(60))
+        }
+    }
+
+    /// Whatever order Apple's notifications arrive in, the chain ends with the token of its newest
+    /// transaction, here one that returns after another user's (alice resubscribes on her account).
+    @Test(arguments: Self.permutations(of: [0, 1, 2, 3]))
+    func theChainEndsWithItsNewestTransactionsTokenInAnyArrivalOrder(order: [Int]) async throws {
+        let tokens = ["alice", "bob", "carol", "alice"]
+        try await H.run(policy: .transfer) { h in
+            for (arrival, index) in order.enumerated() {
+                let day = Double(30 * index)
+                let transaction = H.transaction(String(1000 + index), purchased: day, expires: day + 30, token: tokens[index])
+                try await h.notify(index == 0 ? .subscribed : .didRenew, transaction: transaction, at: 120 + Double(arrival))
+            }
+            for user in Set(tokens) {
+                let chains = try await h.ledger.entitlements(userId: user, at: Day.date(125)).subscriptions.map(\.originalTransactionId)
+                #expect(chains == (user == "alice" ? ["1000"] : []), "\(user) after arrival order \(order)")
+            }
+        }
+    }
+
+    static func permutations(of items: [Int]) -> [[Int]] {
+        guard let first = items.first else { return [[]] }
+        return permutations(of: Array(items.dropFirst())).flatMap { rest in
+            (0...rest.count).map { position in
+                var order = rest
+                order.insert(first, at: position)
+                return order
+            }
+        }
+    }
+
     /// A stream can hold a later-stamped event before an earlier-stamped one (`recorded_at` is read
     /// at a transaction's first append; a transfer takes the previous owner's stream late): as_of
     /// filters each stream by time instead of stopping at the first later event, which kept a chain

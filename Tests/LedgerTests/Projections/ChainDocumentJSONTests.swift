@@ -79,6 +79,19 @@ struct ChainDocumentJSONTests {
         #expect(String(decoding: scanned.encodedJSON(), as: UTF8.self).contains(#""renewals":[{"assertedAt":5"#))
     }
 
+    /// Documents written before tokens were kept by transaction hold an `appAccountTokens` list: both
+    /// readers skip it, and the winning observations' tokens stand in for the transactions' tokens.
+    @Test func aDocumentWithTheOldTokenListReadsWithTheWinningObservationsTokens() throws {
+        let withToken = Self.observedTransaction("e1").replacingOccurrences(of: #""assertedAt":1,"environment""#, with: #""appAccountToken":"alice","assertedAt":1,"environment""#)
+        let text = #"{"position":3,"state":{"appAccountTokens":["alice","bob"],"originalTransactionId":"o","renewals":[],"transactions":{"t":\#(withToken)}}}"#
+        let scanned = try #require(ChainDocument.scanned(from: Data(text.utf8)))
+        let decoded = try JSONDecoder().decode(ChainDocument.self, from: Data(text.utf8))
+        #expect(scanned == decoded)
+        #expect(scanned.state.transactionTokens.isEmpty)
+        #expect(scanned.state.newestAppAccountToken { _ in true } == "alice")
+        #expect(!String(decoding: scanned.encodedJSON(), as: UTF8.self).contains("appAccountTokens"))
+    }
+
     @Test func anEmptyChainIsWrittenLikeJSONEncoder() throws {
         let document = ChainDocument(state: ChainState(originalTransactionId: "2000000123"), position: 0)
         let encoder = JSONEncoder()
@@ -102,9 +115,11 @@ struct ChainDocumentJSONTests {
         let streams = ["user-u1", "user-é", "subscription-3000", "user-a/b", "user-\"q\""]
         state.otherStreams = (0..<Int(random.next() % 4)).map { _ in streams[Int(random.next() % UInt64(streams.count))] }
         state.otherStreams = Array(Set(state.otherStreams)).sorted()
-        // Tokens the chain carried: none (the field is left out), or a few.
+        // Tokens the chain's transactions carried: none (the field is left out), or a few.
         let tokens = ["5e1f6c1a-2b3c-4d5e-8f90-a1b2c3d4e5f6", "u1", "é", "a\"b"]
-        state.appAccountTokens = Array(Set((0..<Int(random.next() % 3)).map { _ in tokens[Int(random.next() % UInt64(tokens.count))] })).sorted()
+        for id in state.transactions.keys where random.next() % 2 == 0 {
+            state.transactionTokens[id] = tokens[Int(random.next() % UInt64(tokens.count))]
+        }
         return ChainDocument(state: state, position: Int64(random.next() % 1_000_000))
     }
 }

@@ -17,12 +17,6 @@ extension ChainDocument {
 extension ChainState {
     fileprivate func write(to writer: inout JSONWriter) {
         writer.beginObject()
-        if !appAccountTokens.isEmpty {
-            writer.key("appAccountTokens")
-            writer.beginArray()
-            for token in appAccountTokens { writer.string(token) }
-            writer.endArray()
-        }
         writer.field("originalTransactionId", originalTransactionId)
         if !otherStreams.isEmpty {
             writer.key("otherStreams")
@@ -36,6 +30,15 @@ extension ChainState {
             renewal.write(to: &writer) { $0.write(to: &$1) }
         }
         writer.endArray()
+        if !transactionTokens.isEmpty {
+            writer.key("transactionTokens")
+            writer.beginObject()
+            for id in transactionTokens.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+                guard let token = transactionTokens[id] else { continue }
+                writer.field(id, token)
+            }
+            writer.endObject()
+        }
         writer.key("transactions")
         writer.beginObject()
         for id in transactions.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {

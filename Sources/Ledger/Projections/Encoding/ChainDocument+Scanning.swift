@@ -30,14 +30,19 @@ extension JSONScanner {
         var latestRenewal: Observed<RenewalObservation>?
         var transactions: [String: Observed<TransactionObservation>]?
         var otherStreams: [String] = []
-        var appAccountTokens: [String] = []
+        var transactionTokens: [String: String] = [:]
         var known = KnownKeys()
         try readObject { scanner, key throws(Unexpected) in
             switch key {
             case "originalTransactionId": try known.mark(0); originalTransactionId = try scanner.readString()
-            case "appAccountTokens":
+            case "transactionTokens":
+                // A document written before tokens were kept by transaction has an `appAccountTokens`
+                // list instead, skipped: the winning observations' tokens stand in for it.
                 try known.mark(1)
-                try scanner.readArray { scanner throws(Unexpected) in appAccountTokens.append(try scanner.readString()) }
+                try scanner.readObject { scanner, id throws(Unexpected) in
+                    guard let id = String(validating: id.bytes, as: UTF8.self), transactionTokens[id] == nil else { throw Unexpected() }
+                    transactionTokens[id] = try scanner.readString()
+                }
             case "otherStreams":
                 try known.mark(2)
                 try scanner.readArray { scanner throws(Unexpected) in otherStreams.append(try scanner.readString()) }
@@ -70,7 +75,7 @@ extension JSONScanner {
         state.transactions = transactions
         state.renewals = renewals ?? latestRenewal.map { [$0] } ?? []
         state.otherStreams = otherStreams
-        state.appAccountTokens = appAccountTokens
+        state.transactionTokens = transactionTokens
         return state
     }
 
