@@ -121,15 +121,26 @@ public struct ChainState: Codable, Hashable, Sendable {
         Self.latest(of: transactions(boughtBy: at))
     }
 
-    /// The `appAccountToken` of the newest transaction (ordered as ``governingTransaction(at:)``
-    /// orders them, over all time) whose token `accepts` admits; nil when none carried one.
+    /// The `appAccountToken` of the newest transaction whose token `accepts` admits, by purchase date
+    /// and then transaction id (as a number); nil when none carried one.
     ///
-    /// A token claims the chain when a fact makes it this token: a function of the set of the
-    /// chain's transactions, so the chain ends with the newest transaction's token in any arrival
-    /// order, and a late notification about an older transaction cannot take the chain back.
+    /// A token claims the chain when a fact makes it this token. It depends only on what no later
+    /// observation changes (unlike the governing transaction, which also weighs an upgrade and the
+    /// expiry), so only a fact bringing a newer transaction can change it, and the chain ends with
+    /// the newest transaction's token in any arrival order: a late notification about an older
+    /// transaction cannot take the chain back.
     public func newestAppAccountToken(where accepts: (String) -> Bool) -> String? {
-        let carrying = transactions.values.map(\.value).filter { appAccountToken(of: $0).map(accepts) ?? false }
-        return Self.latest(of: carrying).flatMap(appAccountToken(of:))
+        var newest: (purchaseDate: Int64, id: String, token: String)?
+        for observed in transactions.values {
+            let transaction = observed.value
+            guard let token = appAccountToken(of: transaction), accepts(token) else { continue }
+            if let current = newest {
+                let key = (transaction.purchaseDate, transaction.transactionId.count, transaction.transactionId)
+                guard key > (current.purchaseDate, current.id.count, current.id) else { continue }
+            }
+            newest = (transaction.purchaseDate, transaction.transactionId, token)
+        }
+        return newest?.token
     }
 
     /// The token any observation of `transaction` carried.

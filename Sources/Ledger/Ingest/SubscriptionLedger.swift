@@ -113,9 +113,10 @@ public final class SubscriptionLedger: Sendable {
         // the raw body and links nobody: a body forged with the secret must not move a chain to
         // another user. Left out of the observations, it is not a token the chain's transactions
         // carried either, so a signed notification bringing it later (an app moving from V1 to V2)
-        // claims the chain. The chain keeps each transaction's token apart from its winning
-        // observation, so a V1 observation that wins without the token does not make it forget one
-        // a signed notification brought.
+        // claims the chain when its transaction is the chain's newest that carries a token. The
+        // chain keeps each transaction's token apart from its winning observation, so a V1
+        // observation that wins without the token does not make it forget one a signed notification
+        // brought.
         let transactions = entries.compactMap {
             Normalizer.observation(
                 $0, bundleId: bundleId, environment: environment,
@@ -517,12 +518,17 @@ public final class SubscriptionLedger: Sendable {
     /// if the fact makes that token the one of the chain's newest transaction (see `fold`).
     func appAccountTokenClaims(in fact: AppleFact) -> [LinkClaim] {
         guard configuration.linkAppAccountToken else { return [] }
+        var chains: [String: ChainState] = [:]
+        for transaction in fact.transactions {
+            let id = transaction.originalTransactionId
+            chains[id, default: ChainState(originalTransactionId: id)].apply(transaction, eventID: "")
+        }
         // A token names a user only if it could be a submitted `user_id` (the API could not address
         // any other): 1 to 256 characters, no control characters.
-        let carrying = Dictionary(grouping: fact.transactions.filter { $0.appAccountToken.map(Self.isUserId) ?? false }, by: \.originalTransactionId)
-        return carrying.keys.sorted().compactMap { chain in
-            guard let newest = carrying[chain].flatMap(ChainState.latest(of:)), let token = newest.appAccountToken else { return nil }
-            return LinkClaim(chain: chain, userId: token, source: "app_account_token")
+        return chains.keys.sorted().compactMap { id in
+            chains[id]?.newestAppAccountToken(where: Self.isUserId).map {
+                LinkClaim(chain: id, userId: $0, source: "app_account_token")
+            }
         }
     }
 

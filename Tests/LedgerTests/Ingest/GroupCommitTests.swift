@@ -133,6 +133,29 @@ struct GroupCommitTests {
         }
     }
 
+    /// Renewals of one chain arriving together with alternating tokens (each month another user's):
+    /// however they are ordered and batched, the chain ends with the newest renewal's token, each
+    /// user's stream alternates links and unlinks, ending as the chain's owner or not, and folding
+    /// the log again gives the same read models.
+    @Test(arguments: TestDatabases.dialects)
+    func renewalsAtOnceWithAlternatingTokensEndWithTheNewestRenewalsToken(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect: dialect, policy: .transfer) { h in
+            try await h.notify(.subscribed, .initialBuy, transaction: H.transaction("1000", purchased: 0, expires: 30, token: "alice"), at: 0)
+            try await Self.ingestAtOnce(h, try Self.monthlyRenewals(h) { $0.isMultiple(of: 2) ? "bob" : "alice" })
+            #expect(try await h.entitlement("pro", of: "bob", at: 361)?.expiresAt == Day.date(390))
+            #expect(try await h.ledger.entitlements(userId: "alice", at: Day.date(361)).subscriptions.isEmpty)
+            for (user, owns) in [("alice", false), ("bob", true)] {
+                let types = try await h.store.readStream("user-\(user)").map(\.type)
+                let alternating = types.enumerated().allSatisfy { $0.element == ($0.offset.isMultiple(of: 2) ? "user.linked" : "user.unlinked") }
+                #expect(alternating && types.count.isMultiple(of: 2) != owns && !types.isEmpty, "\(user): \(types)")
+            }
+            let count = try await h.store.eventCount()
+            _ = try await readLog(h.store, atLeast: count)
+            let check = try await LedgerReplayer(store: h.store).check()
+            #expect(check.differences.isEmpty, "\(check.differences)")
+        }
+    }
+
     /// Notifications naming different users for the same chains arrive together, so claims on one
     /// chain are decided within one transaction: each chain ends with the user of its newest
     /// transaction's token, every other user either never claimed it (its notification came after a

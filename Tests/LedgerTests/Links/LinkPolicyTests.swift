@@ -264,6 +264,25 @@ struct LinkPolicyTests {
         }
     }
 
+    /// "Newest" is by purchase date and transaction id only: a later observation marking the newest
+    /// transaction upgraded (which changes which transaction governs) does not hand the chain to
+    /// another token in some arrival orders and not in others.
+    @Test(arguments: Self.permutations(of: [0, 1, 2]))
+    func aLaterObservationOfTheNewestTransactionDoesNotChangeWhichTokenOwns(order: [Int]) async throws {
+        let notifications = [
+            H.transaction("1002", purchased: 10, expires: 40, signed: 10, token: "alice"),
+            H.transaction("1001", purchased: 10, expires: 40, signed: 11, token: "bob"),
+            H.transaction("1002", purchased: 10, expires: 40, signed: 12, upgraded: true, token: "alice"),
+        ]
+        try await H.run(policy: .transfer) { h in
+            for (arrival, index) in order.enumerated() {
+                try await h.notify(.didRenew, transaction: notifications[index], at: 20 + Double(arrival))
+            }
+            #expect(try await h.ledger.entitlements(userId: "alice", at: Day.date(25)).subscriptions.map(\.originalTransactionId) == ["1000"], "\(order)")
+            #expect(try await h.ledger.entitlements(userId: "bob", at: Day.date(25)).subscriptions.isEmpty, "\(order)")
+        }
+    }
+
     static func permutations(of items: [Int]) -> [[Int]] {
         guard let first = items.first else { return [[]] }
         return permutations(of: Array(items.dropFirst())).flatMap { rest in

@@ -117,7 +117,7 @@ struct ChainDocumentJSONTests {
         state.otherStreams = Array(Set(state.otherStreams)).sorted()
         // Tokens the chain's transactions carried: none (the field is left out), or a few.
         let tokens = ["5e1f6c1a-2b3c-4d5e-8f90-a1b2c3d4e5f6", "u1", "é", "a\"b"]
-        for id in state.transactions.keys where random.next() % 2 == 0 {
+        for id in state.transactions.keys.sorted() where random.next() % 2 == 0 {
             state.transactionTokens[id] = tokens[Int(random.next() % UInt64(tokens.count))]
         }
         return ChainDocument(state: state, position: Int64(random.next() % 1_000_000))
