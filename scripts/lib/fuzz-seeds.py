@@ -94,10 +94,13 @@ write("stored", bytes([0]) + json.dumps({"raw": "{\"a\":1}", "notificationType":
                                          "transactions": [transaction], "renewals": [renewal]}, sort_keys=True).encode())
 observed = lambda value, event: {"assertedAt": value["assertedAt"], "eventID": event, "value": value}
 chain = {"originalTransactionId": "o1", "renewals": [observed(renewal, "e2")],
-         "transactions": {"t1": observed(transaction, "e1")}, "appAccountTokens": ["a1"], "otherStreams": ["user-u1"]}
+         "transactions": {"t1": observed(transaction, "e1")}, "transactionTokens": {"t1": "a1"}, "otherStreams": ["user-u1"]}
 write("stored", bytes([1]) + json.dumps({"position": 3, "state": chain}, sort_keys=True).encode())
+# As written before renewal history (one `renewal`) and before tokens were kept by transaction (a list).
 legacy = dict(chain)
 del legacy["renewals"]
 legacy["renewal"] = observed(renewal, "e2")
+del legacy["transactionTokens"]
+legacy["appAccountTokens"] = ["a1"]
 write("stored", bytes([1]) + json.dumps({"position": 2, "state": legacy}).encode())
 write("stored", bytes([2]) + json.dumps({"position": 1, "state": {"userId": "u1", "chains": {"o1": 5, "o2": 7}, "grants": {}}}, sort_keys=True).encode())
