@@ -15,8 +15,8 @@ public struct ChainState: Codable, Hashable, Sendable {
     /// its submitter's stream, a V1 notification on one of the subscriptions it names. `as_of` reads
     /// them, since only the chain's own stream is found by its id. Empty for most chains.
     public var otherStreams: [String]
-    /// The `appAccountToken` each transaction's observations carried, by transaction id (on the rare
-    /// conflict, the greatest). Kept apart from the winning observations, so one that wins without the
+    /// The `appAccountToken` each transaction's observations carried, by transaction id (on a
+    /// conflict, which Apple's signed data does not have, see `prefers`). Kept apart from the winning observations, so one that wins without the
     /// token (a V1 body's, whose token is not kept) does not make the chain forget it. The newest
     /// transaction's token is the one that can claim the chain (``newestAppAccountToken(where:)``).
     /// Empty for most chains.
@@ -44,7 +44,7 @@ public struct ChainState: Codable, Hashable, Sendable {
     /// transaction must not turn Apple's `Consumable` into the receipt's fallback `Non-Consumable`.
     public mutating func apply(_ observation: TransactionObservation, eventID: String) {
         var observed = Observed(observation, assertedAt: observation.assertedAt, eventID: eventID)
-        if let token = observation.appAccountToken, transactionTokens[observation.transactionId].map({ $0 < token }) ?? true {
+        if let token = observation.appAccountToken, transactionTokens[observation.transactionId].map({ Self.prefers(token, over: $0) }) ?? true {
             transactionTokens[observation.transactionId] = token
         }
         if var current = transactions[observation.transactionId] {
@@ -59,6 +59,13 @@ public struct ChainState: Codable, Hashable, Sendable {
             observed.value.type = type
         }
         transactions[observation.transactionId] = observed
+    }
+
+    /// Of two tokens seen on one transaction (Apple signs one; this only keeps the choice a function
+    /// of the set), one that could name a user beats one that could not, then the greater: a token
+    /// no user can have must not hide one that claims.
+    static func prefers(_ token: String, over kept: String) -> Bool {
+        (SubscriptionLedger.isUserId(token) ? 1 : 0, token) > (SubscriptionLedger.isUserId(kept) ? 1 : 0, kept)
     }
 
     /// Inserts `element` into the sorted, duplicate-free `list`.
@@ -124,10 +131,10 @@ public struct ChainState: Codable, Hashable, Sendable {
     /// The `appAccountToken` of the newest transaction whose token `accepts` admits, by purchase date
     /// and then transaction id (as a number); nil when none carried one.
     ///
-    /// A token claims the chain when a fact makes it this token. It depends only on what no later
-    /// observation changes (unlike the governing transaction, which also weighs an upgrade and the
-    /// expiry), so only a fact bringing a newer transaction can change it, and the chain ends with
-    /// the newest transaction's token in any arrival order: a late notification about an older
+    /// A token claims the chain when a fact makes it this token. It depends only on what Apple never
+    /// changes for a transaction (unlike the governing transaction, which also weighs an upgrade and
+    /// the expiry), so only a fact bringing a newer transaction can change it, and the chain ends
+    /// with the newest transaction's token in any arrival order: a late notification about an older
     /// transaction cannot take the chain back.
     public func newestAppAccountToken(where accepts: (String) -> Bool) -> String? {
         var newest: (purchaseDate: Int64, id: String, token: String)?

@@ -473,6 +473,14 @@ public final class SubscriptionLedger: Sendable {
                 let newest = after.newestAppAccountToken(where: Self.isUserId)
                 if let newest, newest != before.newestAppAccountToken(where: Self.isUserId) {
                     claiming[claim.chain] = newest
+                    if newest != claim.userId {
+                        // Only with inputs Apple does not sign (a transaction seen with two tokens, or
+                        // with two purchase dates): the newest token changed to one this fact does not
+                        // carry, so nobody claims. Logged, since the owner then stays as it was.
+                        logger(for: pending.context).warning("appAccountToken claim skipped: the chain's newest token is not this fact's", metadata: [
+                            "chain": "\(claim.chain)", "token": "\(claim.userId)", "newest": "\(newest)",
+                        ])
+                    }
                 }
             }
             if !entry.event.isDuplicate {
