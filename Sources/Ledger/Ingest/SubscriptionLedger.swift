@@ -144,7 +144,9 @@ public final class SubscriptionLedger: Sendable {
         guard let chain = latest?.originalTransactionId ?? renewals.first?.originalTransactionId else {
             throw LedgerError(.malformedBody, "the V1 notification carries no transaction in unified_receipt.latest_receipt_info")
         }
-        try await refuseOtherAppsChains(Set(transactions.map(\.originalTransactionId)), bundleId: bundleId)
+        // Renewal infos too: a pending renewal entry naming another app's subscription would set its
+        // will-renew, grace period and billing retry.
+        try await refuseOtherAppsChains(Set(transactions.map(\.originalTransactionId) + renewals.map(\.originalTransactionId)), bundleId: bundleId)
         // The shared secret is not a fact: it is redacted before the body is kept (see events.md).
         let kept = NotificationV1.redactingPassword(in: body)
         let fact = AppleFact(

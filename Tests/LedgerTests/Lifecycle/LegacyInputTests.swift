@@ -688,6 +688,29 @@ struct LegacyInputTests {
         }
     }
 
+    /// The same for a V1 body about its own subscription whose `pending_renewal_info` also names
+    /// another app's: that entry would switch the other subscription's renewal off.
+    @Test func aV1NotificationWithARenewalEntryForAnotherAppsSubscriptionIsRefused() async throws {
+        try await Self.runWithTwoApps(otherEnvironments: [.sandbox]) { h in
+            try await h.submit(user: "u1", H.transaction("2000", original: "2000", purchased: 0, expires: 30), renewal: H.renewal(original: "2000", autoRenew: true, signed: 1), at: 1)
+            #expect(try await h.chain("2000", at: 4)?.willRenew == true)
+            let forged = NotificationV1(
+                notificationType: .didChangeRenewalStatus, password: "other-secret", environment: .sandbox, bid: Self.otherApp,
+                unifiedReceipt: UnifiedReceipt(
+                    environment: .sandbox, latestReceiptInfo: [Self.entry("4000", original: "4000", purchased: 0, expires: 30)],
+                    pendingRenewalInfo: [Self.pending(autoRenew: false)], status: 0
+                )
+            )
+            let before = try await h.store.eventCount()
+            h.clock.set(Day.date(3))
+            try await h.expectRefusal(.bundleMismatch) {
+                _ = try await h.ledger.ingestNotificationV1(body: try JSONEncoder().encode(forged), context: .init(source: "test"))
+            }
+            #expect(try await h.store.eventCount() == before)
+            #expect(try await h.chain("2000", at: 4)?.willRenew == true)
+        }
+    }
+
     /// A user with receipts of two apps sends them in turn: each is a duplicate of that app's latest.
     @Test func receiptsOfTwoAppsInTurnAreDuplicatesOfEachAppsLatest() async throws {
         let other = Self.otherApp
