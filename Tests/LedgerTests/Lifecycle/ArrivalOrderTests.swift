@@ -5,9 +5,9 @@ import Ledger
 import Synchronization
 import Testing
 
-/// The product's promise where a backend reads it: the same signed notifications, delivered in any
-/// order and some of them twice (Apple's retries), give the same entitlement and subscription views
-/// at every moment, owner included. The fold's own permutation test works on observations; this one
+/// The product's promise where a backend reads it: the same signed notifications and receipt,
+/// delivered in any order and some of them twice (Apple's retries), give the same entitlement and
+/// subscription views at every moment, owner included. The fold's own permutation test works on observations; this one
 /// goes through verification, ingestion, links and the stored documents.
 @Suite("Views do not depend on the order notifications arrive in")
 struct ArrivalOrderTests {
@@ -62,14 +62,50 @@ struct ArrivalOrderTests {
         return views
     }
 
-    /// Delivers `bodies` at day 600 onwards, in `order`, and reads the views.
-    static func deliver(_ order: [Int], policy: LedgerConfiguration.LinkPolicy = .transfer) async throws -> [String] {
+    /// Bob's backend validating his receipt on day 510, after he turned renewal off: Apple lists every
+    /// transaction of the chain as it stands then (the refund reversed, the monthly period upgraded)
+    /// with its renewal info.
+    static func registerReceipt(_ h: H) {
+        func entry(_ id: String, _ product: String = "pro.monthly", purchased: Double, expires: Double, upgraded: Bool = false) -> LegacyInAppTransaction {
+            LegacyInAppTransaction(
+                quantity: "1", productId: product, transactionId: id, originalTransactionId: "1000",
+                purchaseDate: Day.apple(purchased), originalPurchaseDate: Day.apple(0), expiresDate: Day.apple(expires),
+                isTrialPeriod: LegacyFlag(rawValue: "false"), isUpgraded: upgraded ? LegacyFlag(rawValue: "true") : nil
+            )
+        }
+        h.receipts.register(
+            VerifyReceiptResponse(
+                status: 0, environment: .sandbox, receipt: LegacyReceipt(bundleId: H.bundleId, requestDate: Day.apple(510)),
+                latestReceiptInfo: [
+                    entry("1004", purchased: 500, expires: 530), entry("1003", "pro.yearly", purchased: 80, expires: 445),
+                    entry("1002", purchased: 63, expires: 93, upgraded: true), entry("1001", purchased: 30, expires: 60),
+                    entry("1000", purchased: 0, expires: 30),
+                ],
+                pendingRenewalInfo: [
+                    LegacyPendingRenewalInfo(
+                        autoRenewProductId: "pro.monthly", autoRenewStatus: LegacyFlag(rawValue: "0"),
+                        isInBillingRetryPeriod: LegacyFlag(rawValue: "0"), originalTransactionId: "1000", productId: "pro.monthly"
+                    ),
+                ]
+            ),
+            for: "bob-receipt"
+        )
+    }
+
+    /// Delivers the notifications at day 600 onwards in `order`, where index `receipt` is bob's
+    /// receipt submission instead, and reads the views.
+    static func deliver(_ order: [Int], receipt: Int) async throws -> [String] {
         let result = Mutex<[String]>([])
-        try await H.run(policy: policy) { h in
+        try await H.run(policy: .transfer) { h in
             let bodies = try Self.notifications(h)
+            Self.registerReceipt(h)
             for (arrival, index) in order.enumerated() {
                 h.clock.set(Day.date(600 + Double(arrival) / 10))
-                _ = try await h.ledger.ingestNotificationV2(body: bodies[index], context: IngestContext(source: "test"))
+                if index == receipt {
+                    _ = try await h.ledger.submitReceipt(userId: "bob", receiptData: "bob-receipt", context: IngestContext(source: "test"))
+                } else {
+                    _ = try await h.ledger.ingestNotificationV2(body: bodies[index], context: IngestContext(source: "test"))
+                }
             }
             let views = try await Self.views(h)
             result.withLock { $0 = views }
@@ -77,15 +113,17 @@ struct ArrivalOrderTests {
         return result.withLock { $0 }
     }
 
+    /// Bob's receipt is a submission, whose link is decided when it arrives; it names bob, as the
+    /// newest transaction's token does, so the owner is the same in every order.
     @Test(arguments: 0..<10)
     func theSameNotificationsInAnyOrderGiveTheSameViews(seed: UInt64) async throws {
         let count = 13
-        let inOrder = try await Self.deliver(Array(0..<count))
+        let inOrder = try await Self.deliver(Array(0...count), receipt: count)
         var random = SplitMix64(state: seed &+ 41)
-        // Shuffled, with a few delivered twice (Apple's retries), the repeats anywhere.
-        var order = Array(0..<count) + (0..<3).map { _ in Int.random(in: 0..<count, using: &random) }
+        // Shuffled, with a few notifications delivered twice (Apple's retries), the repeats anywhere.
+        var order = Array(0...count) + (0..<3).map { _ in Int.random(in: 0..<count, using: &random) }
         order.shuffle(using: &random)
-        let shuffled = try await Self.deliver(order)
+        let shuffled = try await Self.deliver(order, receipt: count)
         #expect(shuffled.count == inOrder.count)
         for (expected, got) in zip(inOrder, shuffled) where expected != got {
             Issue.record("arrival order \(order):\nin order: \(expected)\nshuffled: \(got)")
@@ -96,5 +134,8 @@ struct ArrivalOrderTests {
         #expect(inOrder.contains { $0.hasPrefix("chain at 446.0") && $0.contains("ChainStatus.expired") })
         #expect(inOrder.contains { $0.hasPrefix("bob at 501.0") && $0.contains(#"status: "active""#) })
         #expect(inOrder.contains { $0.hasPrefix("alice at 501.0") && $0.contains("subscriptions: []") })
+        // The receipt's renewal info (renewal off, asserted on day 510) is the newest.
+        #expect(inOrder.contains { $0.hasPrefix("chain at 501.0") && $0.contains("willRenew: true") })
+        #expect(inOrder.contains { $0.hasPrefix("chain at 520.0") && $0.contains("willRenew: false") })
     }
 }
