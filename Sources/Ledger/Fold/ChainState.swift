@@ -18,7 +18,7 @@ public struct ChainState: Codable, Hashable, Sendable {
     /// The `appAccountToken` each transaction's observations carried, by transaction id (on a
     /// conflict, which Apple's signed data does not have, see `prefers`). Kept apart from the winning observations, so one that wins without the
     /// token (a V1 body's, whose token is not kept) does not make the chain forget it. The newest
-    /// transaction's token is the one that can claim the chain (``newestAppAccountToken(where:)``).
+    /// transaction's token is the one that can claim the chain (``newestAppAccountToken``).
     /// Empty for most chains.
     public var transactionTokens: [String: String]
 
@@ -62,10 +62,16 @@ public struct ChainState: Codable, Hashable, Sendable {
     }
 
     /// Of two tokens seen on one transaction (Apple signs one; this only keeps the choice a function
-    /// of the set), one that could name a user beats one that could not, then the greater: a token
-    /// no user can have must not hide one that claims.
+    /// of the set), one that can claim beats one that cannot, then the greater: a token no user can
+    /// have must not hide one that claims.
     static func prefers(_ token: String, over kept: String) -> Bool {
-        (SubscriptionLedger.isUserId(token) ? 1 : 0, token) > (SubscriptionLedger.isUserId(kept) ? 1 : 0, kept)
+        (canClaim(token) ? 1 : 0, token) > (canClaim(kept) ? 1 : 0, kept)
+    }
+
+    /// Whether a token names a user: only one that could be a submitted `user_id` (the API could not
+    /// address any other), 1 to 256 characters, no control characters.
+    static func canClaim(_ token: String) -> Bool {
+        SubscriptionLedger.isUserId(token)
     }
 
     /// Inserts `element` into the sorted, duplicate-free `list`.
@@ -128,26 +134,20 @@ public struct ChainState: Codable, Hashable, Sendable {
         Self.latest(of: transactions(boughtBy: at))
     }
 
-    /// The `appAccountToken` of the newest transaction whose token `accepts` admits, by purchase date
-    /// and then transaction id (as a number); nil when none carried one.
+    /// The `appAccountToken` of the newest transaction carrying one that can claim (``canClaim(_:)``),
+    /// by purchase date and then transaction id (as a number); nil when none carried one.
     ///
     /// A token claims the chain when a fact makes it this token. It depends only on what Apple never
     /// changes for a transaction (unlike the governing transaction, which also weighs an upgrade and
     /// the expiry), so only a fact bringing a newer transaction can change it, and the chain ends
     /// with the newest transaction's token in any arrival order: a late notification about an older
     /// transaction cannot take the chain back.
-    public func newestAppAccountToken(where accepts: (String) -> Bool) -> String? {
-        var newest: (purchaseDate: Int64, id: String, token: String)?
-        for observed in transactions.values {
+    public var newestAppAccountToken: String? {
+        transactions.values.lazy.compactMap { observed -> (key: (Int64, Int, String), token: String)? in
             let transaction = observed.value
-            guard let token = appAccountToken(of: transaction), accepts(token) else { continue }
-            if let current = newest {
-                let key = (transaction.purchaseDate, transaction.transactionId.count, transaction.transactionId)
-                guard key > (current.purchaseDate, current.id.count, current.id) else { continue }
-            }
-            newest = (transaction.purchaseDate, transaction.transactionId, token)
-        }
-        return newest?.token
+            guard let token = self.appAccountToken(of: transaction), Self.canClaim(token) else { return nil }
+            return ((transaction.purchaseDate, transaction.transactionId.count, transaction.transactionId), token)
+        }.max { $0.key < $1.key }?.token
     }
 
     /// The token any observation of `transaction` carried.

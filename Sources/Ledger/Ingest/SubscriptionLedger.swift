@@ -472,8 +472,7 @@ public final class SubscriptionLedger: Sendable {
                 let before = try await documents.chainState(claim.chain)
                 var after = before
                 after.apply(pending.fact, eventID: entry.event.eventID.lowercaseString, stream: pending.stream)
-                let newest = after.newestAppAccountToken(where: Self.isUserId)
-                if let newest, newest != before.newestAppAccountToken(where: Self.isUserId) {
+                if let newest = after.newestAppAccountToken, newest != before.newestAppAccountToken {
                     claiming[claim.chain] = newest
                     if newest != claim.userId {
                         // Only with inputs Apple does not sign (a transaction seen with two tokens, or
@@ -533,10 +532,8 @@ public final class SubscriptionLedger: Sendable {
             let id = transaction.originalTransactionId
             chains[id, default: ChainState(originalTransactionId: id)].apply(transaction, eventID: "")
         }
-        // A token names a user only if it could be a submitted `user_id` (the API could not address
-        // any other): 1 to 256 characters, no control characters.
         return chains.keys.sorted().compactMap { id in
-            chains[id]?.newestAppAccountToken(where: Self.isUserId).map {
+            chains[id]?.newestAppAccountToken.map {
                 LinkClaim(chain: id, userId: $0, source: "app_account_token")
             }
         }

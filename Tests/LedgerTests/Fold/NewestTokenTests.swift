@@ -20,7 +20,7 @@ struct NewestTokenTests {
         for (index, observation) in observations.enumerated() {
             state.apply(observation, eventID: "e\(index)")
         }
-        return state.newestAppAccountToken(where: SubscriptionLedger.isUserId)
+        return state.newestAppAccountToken
     }
 
     /// A longer id is a greater number: "10" is newer than "9" on the same purchase date, and an

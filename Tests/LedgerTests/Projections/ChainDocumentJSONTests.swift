@@ -88,7 +88,7 @@ struct ChainDocumentJSONTests {
         let decoded = try JSONDecoder().decode(ChainDocument.self, from: Data(text.utf8))
         #expect(scanned == decoded)
         #expect(scanned.state.transactionTokens.isEmpty)
-        #expect(scanned.state.newestAppAccountToken { _ in true } == "alice")
+        #expect(scanned.state.newestAppAccountToken == "alice")
         #expect(!String(decoding: scanned.encodedJSON(), as: UTF8.self).contains("appAccountTokens"))
     }
 
