@@ -31,7 +31,6 @@ extension Problem {
             }
         case let error as LedgerError:
             let status: HTTPResponse.Status = switch error.code {
-            case .invalidPassword: .unauthorized
             case .linkConflict: .conflict
             case .receiptValidationUnavailable: .serviceUnavailable
             case .sharedSecretRejected: .internalServerError

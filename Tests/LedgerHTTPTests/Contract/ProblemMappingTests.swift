@@ -16,7 +16,7 @@ struct ProblemMappingTests {
         (AppStoreError(.invalidConfiguration, "x"), 500, "invalid_configuration"),
         (AppStoreError(.invalidTrustAnchor, "x"), 500, "invalid_trust_anchor"),
         (AppStoreError(.appleUnavailable, "x"), 502, "apple_unavailable"),
-        (LedgerError(.invalidPassword, "x"), 401, "invalid_password"),
+        (LedgerError(.invalidPassword, "x"), 400, "invalid_password"),
         (LedgerError(.linkConflict, "x"), 409, "link_conflict"),
         (LedgerError(.unknownEntitlement, "x"), 400, "unknown_entitlement"),
         (EventStoreError(.storageUnavailable, "x"), 503, "storage_unavailable"),

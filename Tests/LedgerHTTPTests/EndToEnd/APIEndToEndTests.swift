@@ -136,7 +136,7 @@ struct APIEndToEndTests {
                 (try await h.notify(.subscribed, transaction: H.transaction("1000", purchased: 0, expires: 30, environment: .xcode), at: 0, environment: .xcode), .badRequest, "environment_not_accepted"),
                 (try await h.request(.post, "/v1/apple/notifications/v2", json: "not json"), .badRequest, "malformed_body"),
                 (try await h.request(.post, "/v1/apple/notifications/v2", json: #"{"signedPayload":42}"#), .badRequest, "malformed_body"),
-                (try await h.request(.post, "/v1/apple/notifications/v1", json: #"{"notification_type":"INITIAL_BUY","password":"guess","bid":"com.example.app","unified_receipt":{"latest_receipt_info":[]}}"#), .unauthorized, "invalid_password"),
+                (try await h.request(.post, "/v1/apple/notifications/v1", json: #"{"notification_type":"INITIAL_BUY","password":"guess","bid":"com.example.app","unified_receipt":{"latest_receipt_info":[]}}"#), .badRequest, "invalid_password"),
             ]
             for (response, status, code) in cases {
                 #expect(response.status == status)
@@ -145,6 +145,8 @@ struct APIEndToEndTests {
                 if !code.isEmpty { #expect(problem["code"] as? String == code) }
                 #expect(problem["status"] as? Int == Int(status.code))
                 #expect(problem["title"] is String && problem["detail"] is String && problem["type"] is String)
+                // A webhook's proof failed, not an API key: no challenge to answer.
+                #expect(response.headers[.wwwAuthenticate] == nil)
             }
             #expect(try await h.eventCount() == before)
             let rejections = try await h.store.rejections(limit: 10)
