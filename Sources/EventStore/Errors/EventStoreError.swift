@@ -46,5 +46,18 @@ public struct EventStoreError: Error, Sendable, Hashable, CustomStringConvertibl
         public static let writeRace = Code("write_race")
         /// The database refused a statement for a reason that is not transient.
         public static let databaseError = Code("database_error")
+        /// Events were appended after a rebuild's fold read the history, so its read models would
+        /// miss them and were not swapped in.
+        public static let rebuildOutdated = Code("rebuild_outdated")
+    }
+}
+
+extension EventStoreError {
+    /// A rebuild folded `folded` events, but the store holds `stored` when the swap would start.
+    static func rebuildOutdated(stored: Int, folded: Int, file: String = #fileID, line: Int = #line) -> EventStoreError {
+        let message = stored > folded
+            ? "\(stored - folded) event(s) were appended after the rebuild's fold read the history (is another process, such as subledger serve, ingesting into this database?); the rebuilt read models would miss them, so nothing was changed: stop ingestion and rebuild again"
+            : "the store holds \(stored) events, fewer than the \(folded) the rebuild folded: events were deleted, which the ledger never does; nothing was changed"
+        return EventStoreError(.rebuildOutdated, message, file: file, line: line)
     }
 }

@@ -769,7 +769,7 @@ public final class PostgresEventStore: EventStore {
         }
     }
 
-    public func replaceProjections(with documents: [ProjectionDocument]) async throws {
+    public func replaceProjections(with documents: [ProjectionDocument], foldedEvents: Int) async throws {
         try await withStorageErrors {
             try await connections.withConnection { connection in
                 _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.dropRebuild), logger: logger)
@@ -798,10 +798,28 @@ public final class PostgresEventStore: EventStore {
                 }
             }
             try await connections.withConnection { connection in
-                try await connection.withTransaction(logger: logger) { connection in
-                    for statement in PostgresSQL.swapRebuild {
-                        _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                do {
+                    try await connection.withTransaction(logger: logger) { connection in
+                        for statement in PostgresSQL.lockForSwap {
+                            _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                        }
+                        var stored = 0
+                        for try await count in try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.eventCount), logger: logger).decode(Int64.self) {
+                            stored = Int(count)
+                        }
+                        guard stored == foldedEvents else { throw EventStoreError.rebuildOutdated(stored: stored, folded: foldedEvents) }
+                        for statement in PostgresSQL.swapRebuild {
+                            _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                        }
                     }
+                } catch {
+                    // postgres-nio wraps the closure's error in its transaction error.
+                    let error = Self.unwrap(error)
+                    if let refused = error as? EventStoreError, refused.code == .rebuildOutdated {
+                        // The filled table is of no use; the next rebuild would drop it anyway.
+                        _ = try? await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.dropRebuild), logger: logger)
+                    }
+                    throw error
                 }
             }
         }

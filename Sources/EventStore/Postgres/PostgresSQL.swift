@@ -253,9 +253,16 @@ enum PostgresSQL {
         INSERT INTO projections_rebuild (model, key, data)
         SELECT d.model, d.key, d.data FROM unnest($1::text[], $2::text[], $3::text[]) AS d(model, key, data)
         """
-    /// The swap, in one transaction; the index is renamed back so the next rebuild can reuse the name.
-    static let swapRebuild = [
+    /// What the swap's transaction holds before it counts the events: the read models first (an
+    /// ingest transaction reads them before it appends, so once this lock is granted none is half
+    /// done, and the next waits on it), then the events against any other writer.
+    static let lockForSwap = [
         "LOCK TABLE projections IN ACCESS EXCLUSIVE MODE",
+        "LOCK TABLE events IN SHARE MODE",
+    ]
+    /// The swap, in the transaction of `lockForSwap`; the index is renamed back so the next rebuild
+    /// can reuse the name.
+    static let swapRebuild = [
         "ALTER TABLE projections RENAME TO projections_replaced",
         "ALTER TABLE projections_rebuild RENAME TO projections",
         "DROP TABLE projections_replaced",

@@ -372,8 +372,12 @@ public final class SQLiteEventStore: EventStore {
         }
     }
 
-    public func replaceProjections(with documents: [ProjectionDocument]) async throws {
+    public func replaceProjections(with documents: [ProjectionDocument], foldedEvents: Int) async throws {
         try await writeTransaction {
+            // BEGIN IMMEDIATE holds every other writer off, this process's and any other's, until
+            // the swap commits: the count cannot change under it.
+            let stored = try await writer.query(SQLiteSQL.eventCount).first?.column("count")?.integer ?? 0
+            guard stored == foldedEvents else { throw EventStoreError.rebuildOutdated(stored: stored, folded: foldedEvents) }
             _ = try await writer.query(SQLiteSQL.dropRebuild)
             _ = try await writer.query(SQLiteSQL.createRebuild)
             // SQLite binds at most 32766 parameters per statement: 300 rows of 3 stay far below.

@@ -63,6 +63,11 @@ public struct LedgerReplayer: Sendable {
         public var events: Int
         public var documents: Int
         public var differences: [Difference]
+        /// For a check: how many events the store held beyond those folded once the comparison was
+        /// done. Their facts can be in the live read models and not in the rebuild, so differences
+        /// may be theirs, not the read models' (a check while ingestion runs). 0 for a rebuild, which
+        /// refuses to swap in when there are any.
+        public var appendedSinceFold: Int = 0
     }
 
     public let store: any EventStore
@@ -153,17 +158,31 @@ public struct LedgerReplayer: Sendable {
     }
 
     /// Rebuilds every read model from the events and swaps them in.
+    ///
+    /// Throws `EventStoreError` with code `rebuild_outdated`, changing nothing, when events were
+    /// appended after the fold read the history: its read models would miss their facts.
     public func rebuild(progress: (@Sendable (Progress) -> Void)? = nil) async throws -> Report {
         let (documents, events) = try await fold(progress: progress)
         progress?(Progress(events: events, totalEvents: events, phase: .swapping(documents: documents.count)))
-        try await store.replaceProjections(with: documents)
-        return Report(events: events, documents: documents.count, differences: [])
+        return try await swapIn(documents, foldedEvents: events)
+    }
+
+    /// Swaps in `documents` folded from `foldedEvents` events: the second half of `rebuild`.
+    func swapIn(_ documents: [ProjectionDocument], foldedEvents: Int) async throws -> Report {
+        try await store.replaceProjections(with: documents, foldedEvents: foldedEvents)
+        return Report(events: foldedEvents, documents: documents.count, differences: [])
     }
 
     /// Rebuilds alongside and reports every difference from the live read models; changes nothing.
     public func check(progress: (@Sendable (Progress) -> Void)? = nil) async throws -> Report {
         let (rebuilt, events) = try await fold(progress: progress)
         progress?(Progress(events: events, totalEvents: events, phase: .comparing(documents: rebuilt.count)))
+        return try await compare(rebuilt, foldedEvents: events)
+    }
+
+    /// Compares `rebuilt`, folded from `foldedEvents` events, with the live read models: the second
+    /// half of `check`.
+    func compare(_ rebuilt: [ProjectionDocument], foldedEvents events: Int) async throws -> Report {
         let live = try await store.projectionDocuments()
         var differences: [Difference] = []
         var liveByKey: [String: Data] = [:]
@@ -186,6 +205,8 @@ public struct LedgerReplayer: Sendable {
             differences.append(Difference(model: document.model, key: document.key, kind: .missingInRebuild))
         }
         differences.sort { ($0.model, $0.key) < ($1.model, $1.key) }
-        return Report(events: events, documents: rebuilt.count, differences: differences)
+        // Counted after the live read models were read, so every event they can reflect is counted.
+        let stored = try await store.eventCount()
+        return Report(events: events, documents: rebuilt.count, differences: differences, appendedSinceFold: max(0, stored - events))
     }
 }

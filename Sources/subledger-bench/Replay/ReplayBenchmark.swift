@@ -43,7 +43,7 @@ struct ReplayBenchmark: AsyncParsableCommand {
                 let foldTime = Self.seconds(ContinuousClock.now - start)
                 Self.say(String(format: "fold: %d events into %d documents in %.2fs = %.0f events/s", folded, documents.count, foldTime, Double(folded) / foldTime))
                 let swapStart = ContinuousClock.now
-                try await store.replaceProjections(with: documents)
+                try await store.replaceProjections(with: documents, foldedEvents: folded)
                 let swapTime = Self.seconds(ContinuousClock.now - swapStart)
                 Self.say(String(format: "swap: wrote %d documents in %.2fs; fold + swap = %.0f events/s", documents.count, swapTime, Double(folded) / (foldTime + swapTime)))
             }

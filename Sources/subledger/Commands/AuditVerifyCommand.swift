@@ -20,7 +20,7 @@ struct AuditVerifyCommand: AsyncParsableCommand {
         let progress = ProgressPrinter(label: "audit")
         // A failed read ends the line too, so its error starts on a fresh one.
         defer { progress.finish() }
-        let report = try await StoreRunner.withStore(configuration.database, logger: logger, readOnly: true) { store in
+        let report = try await StoreRunner.withStore(configuration.database, logger: logger, mustExist: true) { store in
             try await SchemaCheck.requireEvents(store, before: "audit verify")
             return try await store.audit { step in
                 progress.update(done: step.events, total: step.totalEvents, unit: "events")

@@ -7,7 +7,10 @@ struct ReplayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
         abstract: "Rebuild the read models from the events and swap them in (--check: compare only, exit 1 on any difference).",
-        discussion: "Rebuild while no ingestion runs: events appended during the fold are not in the rebuilt read models."
+        discussion: """
+            Run it while no ingestion runs (stop subledger serve first): if events are appended during the fold, \
+            replay changes nothing and exits 1, and a check warns that its differences may be theirs.
+            """
     )
 
     @OptionGroup var options: ConfigOptions
@@ -22,7 +25,8 @@ struct ReplayCommand: AsyncParsableCommand {
         // A failed fold ends the line too, so its error starts on a fresh one.
         defer { progress.finish() }
         let check = self.check
-        let report = try await StoreRunner.withStore(configuration.database, logger: logger, readOnly: check) { store in
+        // Both need the database to be there: a mistyped SQLite path must not become a new, empty one.
+        let report = try await StoreRunner.withStore(configuration.database, logger: logger, mustExist: true) { store in
             if check {
                 // A check changes nothing, so it needs no write rights: a schema behind is reported.
                 try await SchemaCheck.requireCurrent(store, before: "replay --check")
@@ -53,6 +57,12 @@ struct ReplayCommand: AsyncParsableCommand {
         }
         for difference in report.differences { printError("difference: \(difference)") }
         printError("\(report.differences.count) read-model document(s) differ from a rebuild")
+        if report.appendedSinceFold > 0 {
+            printError(
+                "\(report.appendedSinceFold) event(s) were appended while the check ran (is subledger serve ingesting?): "
+                    + "the differences may be theirs; run the check again with ingestion stopped"
+            )
+        }
         throw ExitCode(1)
     }
 }

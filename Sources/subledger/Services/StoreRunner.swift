@@ -6,8 +6,8 @@ import Logging
 /// also when `body` fails (an unknown migration, tables that are not there), so the command reports
 /// that failure rather than a connection left open.
 enum StoreRunner {
-    /// The SQLite file a read-only command was pointed at does not exist; opening it would have
-    /// created an empty one (and a mistyped path would then be "migrated").
+    /// The SQLite file a command that needs existing data was pointed at does not exist; opening it
+    /// would have created an empty one (and a mistyped path would then be "migrated").
     struct MissingDatabase: Error, CustomStringConvertible {
         var path: String
         var description: String {
@@ -15,14 +15,15 @@ enum StoreRunner {
         }
     }
 
-    /// `readOnly`: the command must not create a SQLite file that is not there.
+    /// `mustExist`: the command works on data already there (audit, replay), so it must not create
+    /// a SQLite file that is not there.
     static func withStore<T: Sendable>(
         _ url: DatabaseURL,
         logger: Logger,
-        readOnly: Bool = false,
+        mustExist: Bool = false,
         _ body: @Sendable (any EventStore) async throws -> T
     ) async throws -> T {
-        if readOnly, case .sqlite(let path) = url, !FileManager.default.fileExists(atPath: path) {
+        if mustExist, case .sqlite(let path) = url, !FileManager.default.fileExists(atPath: path) {
             throw MissingDatabase(path: path)
         }
         let store = try await EventStoreFactory.open(url, logger: logger)

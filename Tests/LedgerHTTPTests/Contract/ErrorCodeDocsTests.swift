@@ -69,7 +69,7 @@ struct ErrorCodeDocsTests {
         #expect(Set(ledgerErrors.map(\.rawValue)) == ledger, "name every LedgerError code here")
         let storeErrors: [EventStoreError.Code] = [
             .versionConflict, .invalidEvent, .storageUnavailable, .migrationChecksumMismatch, .unknownMigration,
-            .checkpointConflict, .invalidDatabaseURL, .writeRace, .databaseError,
+            .checkpointConflict, .invalidDatabaseURL, .writeRace, .databaseError, .rebuildOutdated,
         ]
         let store = try Self.codes(in: "Sources/EventStore/Errors", matching: #"Code\("([a-z_]+)"\)"#)
         #expect(Set(storeErrors.map(\.rawValue)) == store, "name every EventStoreError code here")

@@ -121,6 +121,48 @@ struct ReplayTests {
         }
     }
 
+    /// A rebuild whose fold missed events appended after it read the history (a replay while `serve`
+    /// ingests) would swap in read models without their facts: it changes nothing and says so, and
+    /// leaves no filled table behind. A check in the same spot counts the events it did not fold, so
+    /// the command can say its differences may be theirs.
+    @Test(arguments: TestDatabases.dialects)
+    func eventsAppendedAfterTheFoldStopTheSwapAndAreCountedByTheCheck(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect: dialect) { h in
+            try await Self.mixedWorkload(h)
+            let replayer = LedgerReplayer(store: h.store, pageSize: 3)
+            let (documents, folded) = try await replayer.fold()
+            let stored = try await h.store.eventCount()
+            #expect(folded == stored)
+            try await h.submit(user: "erin", H.transaction("5000", original: "5000", purchased: 70, expires: 100), at: 70)
+            let appended = try await h.store.eventCount() - stored
+            #expect(appended > 0)
+            let live = try await h.store.projectionDocuments()
+            await #expect {
+                _ = try await replayer.swapIn(documents, foldedEvents: folded)
+            } throws: { error in
+                guard let refused = error as? EventStoreError, refused.code == .rebuildOutdated else { return false }
+                return refused.message.hasPrefix("\(appended) event(s) were appended after the rebuild's fold")
+            }
+            #expect(try await h.store.projectionDocuments() == live)
+            #expect(try await h.ledger.entitlements(userId: "erin", at: Day.date(71)).subscriptions.map(\.originalTransactionId) == ["5000"])
+            if let raw = h.fixture.rawPostgres {
+                let left = try await raw.withConnection { connection in
+                    try await connection.query("SELECT to_regclass('projections_rebuild') IS NULL", logger: TestDatabases.logger).collect().first?.decode(Bool.self)
+                }
+                #expect(left == true, "the refused rebuild's table is still there")
+            }
+
+            let check = try await replayer.compare(documents, foldedEvents: folded)
+            #expect(check.appendedSinceFold == appended)
+            #expect(!check.differences.isEmpty)
+            // Folded again with nothing appended meanwhile, both agree and nothing is left to blame.
+            let again = try await replayer.check()
+            #expect(again.differences.isEmpty && again.appendedSinceFold == 0)
+            #expect(try await replayer.rebuild().events == stored + appended)
+            #expect(try await h.store.projectionDocuments() == live)
+        }
+    }
+
     /// Facts kept on a stream other than their chain's (a V1 notification on its latest
     /// subscription's stream, a receipt on its submitter's) are noted in the chain's document, and a
     /// replay notes the same streams.
