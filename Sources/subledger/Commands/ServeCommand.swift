@@ -25,7 +25,11 @@ struct ServeCommand: AsyncParsableCommand {
         var configuration = try options.load()
         if noMigrate { configuration.migrateOnStart = false }
         do {
-            try await run(configuration)
+            do {
+                try await run(configuration)
+            } catch {
+                throw ListenFailure.explain(error, host: configuration.httpHost, port: configuration.httpPort) ?? error
+            }
         } catch let error as ConfigurationError {
             throw ConfigOptions.exit(error)
         }

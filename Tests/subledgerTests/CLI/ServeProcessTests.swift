@@ -103,10 +103,24 @@ struct ServeProcessTests {
             let port = try await first.waitForPort()
             let second = try await SubledgerProcess.run(["serve"], in: directory, environment: ["SUBLEDGER_HTTP_PORT": "\(port)"])
             #expect(second.status == 1)
-            #expect(second.stderr.contains("Address already in use"), "\(second.stderr)")
+            // The address and the setting to change, not only the system call's error.
+            #expect(second.stderr.contains("cannot listen on 127.0.0.1:\(port): the address is already in use"), "\(second.stderr)")
+            #expect(second.stderr.contains("http.port (SUBLEDGER_HTTP_PORT)"), "\(second.stderr)")
             #expect(!second.stderr.contains("Assertion failed"))
             first.signal(SIGTERM)
             #expect(try await first.waitForExit() == 0)
+        }
+    }
+
+    /// An `http.host` this machine does not have is the configuration's fault: exit 64, naming the key.
+    @Test func serveOnAnAddressThisMachineDoesNotHaveNamesTheKey() async throws {
+        try await withTemporaryDirectory { directory in
+            // TEST-NET-1 (RFC 5737): never assigned to a real interface.
+            let result = try await SubledgerProcess.run(["serve"], in: directory, environment: [
+                "SUBLEDGER_HTTP_HOST": "192.0.2.1", "SUBLEDGER_HTTP_PORT": "0",
+            ])
+            #expect(result.status == 64)
+            #expect(result.stderr.contains("configuration: http.host: cannot listen on 192.0.2.1:0: no network interface of this machine has that address"), "\(result.stderr)")
         }
     }
 
