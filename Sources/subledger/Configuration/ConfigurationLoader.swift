@@ -35,7 +35,7 @@ struct ConfigurationLoader {
         } else if FileManager.default.fileExists(atPath: Self.defaultPath) {
             yaml = try Self.read(Self.defaultPath, key: Self.defaultPath)
         }
-        return try load(yaml: yaml ?? "")
+        return try load(yaml: yaml ?? "", file: path ?? Self.defaultPath)
     }
 
     /// The file's text; a directory, an unreadable file or one that is not UTF-8 is a refused
@@ -54,9 +54,9 @@ struct ConfigurationLoader {
         return text
     }
 
-    /// Loads from YAML text and the environment.
-    func load(yaml: String) throws -> SubledgerConfiguration {
-        var (values, sections) = try Self.flatten(yaml: yaml)
+    /// Loads from YAML text and the environment; `file` names the text's file in errors about it as a whole.
+    func load(yaml: String, file: String = "(file)") throws -> SubledgerConfiguration {
+        var (values, sections) = try Self.flatten(yaml: yaml, file: file)
         // Secrets never go in the file, even when the environment overrides its value: the file is
         // shared, copied and committed.
         if let fileURL = values["database.url"], DatabaseURL.carriesPassword(fileURL) {
@@ -67,10 +67,8 @@ struct ConfigurationLoader {
         }
         // Where each value came from, so an error names the environment variable when it is at fault.
         var sources = Dictionary(uniqueKeysWithValues: values.keys.map { ($0, $0) })
+        // `flatten` has refused every unknown key.
         let keys = Dictionary(uniqueKeysWithValues: ConfigurationKey.all.map { ($0.path, $0) })
-        for path in values.keys.sorted() where keys[path] == nil {
-            throw ConfigurationError(key: path, message: "unknown key; known keys: \(keys.keys.sorted().joined(separator: ", "))")
-        }
         let byEnvironmentName = Dictionary(uniqueKeysWithValues: ConfigurationKey.all.map { ($0.environmentName, $0) })
         for (name, value) in environment where name.hasPrefix("SUBLEDGER_") && !name.hasPrefix("SUBLEDGER_TEST_") {
             guard let key = byEnvironmentName[name] else {
@@ -135,18 +133,25 @@ struct ConfigurationLoader {
         }
     }
 
+    /// Every key the file may have, single values and structured sections, for "unknown key" errors.
+    static let knownKeys = (ConfigurationKey.all.map(\.path) + ConfigurationKey.structured.keys).sorted()
+
     /// Turns nested YAML mappings into dotted keys with scalar text values, setting aside the
     /// structured sections (lists and maps) for `StructuredSettings`.
-    static func flatten(yaml: String) throws -> ([String: String], [String: Node]) {
+    ///
+    /// Each key is checked where it stands: one that is neither a setting nor a section holding
+    /// settings is unknown whatever its value, so a misspelt section is named as a misspelling rather
+    /// than by what its contents are not.
+    static func flatten(yaml: String, file: String = "(file)") throws -> ([String: String], [String: Node]) {
         let node: Node?
         do {
             node = try Yams.compose(yaml: yaml)
         } catch {
-            throw ConfigurationError(key: "(file)", message: "not valid YAML: \(error)")
+            throw ConfigurationError(key: file, message: "not valid YAML: \(error)")
         }
         guard let node else { return ([:], [:]) }
         guard case .mapping = node else {
-            throw ConfigurationError(key: "(file)", message: "the top level must be a mapping of keys")
+            throw ConfigurationError(key: file, message: "the top level must be a mapping of keys")
         }
         var values: [String: String] = [:]
         var sections: [String: Node] = [:]
@@ -159,20 +164,33 @@ struct ConfigurationLoader {
             sections[prefix] = node
             return
         }
+        if case .alias = node {
+            throw ConfigurationError(key: prefix, message: "YAML aliases are not supported")
+        }
+        // The root, or a section such as `http` or `apple.verify_receipt`.
+        let isSection = prefix.isEmpty || knownKeys.contains { $0.hasPrefix(prefix + ".") }
+        let isSetting = ConfigurationKey.all.contains { $0.path == prefix }
+        guard isSection || isSetting else {
+            throw ConfigurationError(key: prefix, message: "unknown key; known keys: \(knownKeys.joined(separator: ", "))")
+        }
         switch node {
-        case .mapping(let mapping):
+        case .mapping(let mapping) where isSection:
             for (keyNode, valueNode) in mapping {
                 guard let key = keyNode.string else {
                     throw ConfigurationError(key: prefix.isEmpty ? "(file)" : prefix, message: "keys must be strings")
                 }
                 try flatten(valueNode, prefix: prefix.isEmpty ? key : "\(prefix).\(key)", into: &values, sections: &sections)
             }
-        case .scalar(let scalar):
+        case .scalar(let scalar) where isSetting:
             values[prefix] = scalar.string
-        case .sequence:
-            throw ConfigurationError(key: prefix, message: "expected a single value, not a list")
-        case .alias:
-            throw ConfigurationError(key: prefix, message: "YAML aliases are not supported")
+        case .scalar(let scalar) where ["", "~", "null"].contains(scalar.string):
+            // A section left empty (`http:` with every key under it commented out) sets nothing.
+            break
+        case _ where isSection:
+            let inside = knownKeys.filter { $0.hasPrefix(prefix + ".") }.joined(separator: ", ")
+            throw ConfigurationError(key: prefix, message: "is a section: it takes a mapping of keys (\(inside)), not a single value or a list")
+        default:
+            throw ConfigurationError(key: prefix, message: "expected a single value, not a list or a mapping")
         }
     }
 }

@@ -70,7 +70,12 @@ struct ConfigurationLoaderTests {
     @Test(arguments: [
         ("http: { prot: 8080 }", "http.prot"),
         ("http: { max_connections: 0 }", "http.max_connections"),
-        ("htp: { port: 8080 }", "htp.port"),
+        ("htp: { port: 8080 }", "htp"),
+        ("produts: { pro.monthly: { entitlements: [pro] } }", "produts"),
+        ("auth: { key: [{ name: b }] }", "auth.key"),
+        ("http: 8080", "http"),
+        ("apple: { verify_receipt: sandbox }", "apple.verify_receipt"),
+        ("database: { url: [a] }", "database.url"),
         ("http: { port: eighty }", "http.port"),
         ("http: { port: 70000 }", "http.port"),
         ("http: { idle_timeout_seconds: 0 }", "http.idle_timeout_seconds"),
@@ -91,6 +96,38 @@ struct ConfigurationLoaderTests {
             #expect(error.description.contains(key))
         } catch {
             Issue.record("unexpected error \(error)")
+        }
+    }
+
+    /// A misspelt section is called unknown (with every known key, the sections' own included), not
+    /// described by what its contents fail to be; a section given a value says what it takes; a file
+    /// that is not YAML is named.
+    @Test func messagesSayWhatIsWrongWithTheKeyItself() throws {
+        func message(_ yaml: String) -> String {
+            do {
+                _ = try ConfigurationLoader(environment: [:]).load(yaml: yaml)
+                return "accepted"
+            } catch {
+                return "\(error)"
+            }
+        }
+        let misspelt = message("produts: { pro.monthly: { entitlements: [pro] } }")
+        #expect(misspelt.hasPrefix("configuration: produts: unknown key; known keys: "), "\(misspelt)")
+        for key in ["products", "apple.apps", "apple.trusted_roots", "auth.keys", "http.port"] {
+            #expect(misspelt.contains(key), "\(misspelt)")
+        }
+        #expect(message("http: 8080") == "configuration: http: is a section: it takes a mapping of keys (http.host, http.idle_timeout_seconds, http.max_connections, http.port, http.request_timeout_seconds), not a single value or a list")
+        #expect(message("http:\napple:\n  verify_receipt:\n") == "accepted", "an empty section sets nothing")
+        #expect(message("log: { level: [info] }") == "configuration: log.level: expected a single value, not a list or a mapping")
+
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("broken-\(UUID().uuidString).yaml").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(FileManager.default.createFile(atPath: path, contents: Data("http: {".utf8)))
+        #expect(throws: ConfigurationError.self) { try ConfigurationLoader(environment: [:]).load(path: path) }
+        do {
+            _ = try ConfigurationLoader(environment: [:]).load(path: path)
+        } catch let error as ConfigurationError {
+            #expect(error.key == path && error.message.hasPrefix("not valid YAML"))
         }
     }
 
