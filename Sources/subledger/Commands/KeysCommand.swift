@@ -12,12 +12,22 @@ struct KeysCommand: AsyncParsableCommand {
 
     /// `subledger keys hash`: reads a secret on stdin and prints its SHA-256 hex.
     struct Hash: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Read a secret on standard input and print its SHA-256 hex for auth.keys[].sha256.")
+        static let configuration = CommandConfiguration(
+            abstract: "Read a secret on standard input and print its SHA-256 hex for auth.keys[].sha256.",
+            discussion: "Pipe the secret in, so it stays off the screen: printf %s \"$SECRET\" | subledger keys hash"
+        )
 
         func run() async throws {
+            if standardInputIsTerminal {
+                // At a terminal the command would otherwise look hung; the terminal echoes what is typed.
+                printError("type the secret, then Enter and Ctrl-D (it shows as you type; piping it in keeps it off the screen)")
+            }
             let input = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
             let secret = input.trimmingCharacters(in: .newlines)
-            guard !secret.isEmpty else { throw ValidationError("no secret on standard input") }
+            guard !secret.isEmpty else {
+                printError("Error: no secret on standard input; pipe it in: printf %s \"$SECRET\" | subledger keys hash")
+                throw ExitCode(64)
+            }
             print(APIKey.hash(secret: secret))
         }
     }

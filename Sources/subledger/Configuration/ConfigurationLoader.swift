@@ -119,10 +119,11 @@ struct ConfigurationLoader {
             default: throw ConfigurationError(key: source, message: "must be true or false (got \(value))")
             }
         case .choice(let choices):
-            guard choices.contains(value) else {
+            // In any letter case, as booleans are: `INFO` is as plain as `info`.
+            guard let choice = choices.first(where: { $0 == value.lowercased() }) else {
                 throw ConfigurationError(key: source, message: "must be one of \(choices.joined(separator: ", ")) (got \(value))")
             }
-            return value
+            return choice
         case .url:
             // Checked here, not after a minute of retries against a URL that names no server.
             guard let url = URLComponents(string: value), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),

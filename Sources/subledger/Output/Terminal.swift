@@ -14,3 +14,6 @@ func printError(_ line: String) {
 
 /// Whether standard error is a terminal, so progress lines may be redrawn in place.
 var standardErrorIsTerminal: Bool { isatty(2) == 1 }
+
+/// Whether standard input is a terminal: a person typing, not a pipe.
+var standardInputIsTerminal: Bool { isatty(0) == 1 }

@@ -10,8 +10,10 @@ struct KeysCommandTests {
             #expect(hashed.status == 0)
             #expect(hashed.stdout == "2bb80d537b1da3e38bd30361aa855686bde0eacd7162fef6a25fe97bf527a25b\n")
             let empty = try await SubledgerProcess.run(["keys", "hash"], in: directory, input: "")
-            #expect(empty.status != 0)
-            #expect(empty.stderr.contains("no secret"))
+            #expect(empty.status == 64)
+            #expect(empty.stderr.contains("no secret on standard input; pipe it in: printf %s \"$SECRET\" | subledger keys hash"), "\(empty.stderr)")
+            // Not the top-level usage line a validation error would print.
+            #expect(!empty.stderr.contains("Usage:"), "\(empty.stderr)")
         }
     }
 

@@ -60,6 +60,17 @@ struct ConfigurationLoaderTests {
         #expect(overridden.httpRequestTimeoutSeconds == 9)
     }
 
+    /// Choices are read in any letter case, as booleans are: `SUBLEDGER_LOG_LEVEL=INFO` is not a typo.
+    @Test func choicesAreReadInAnyLetterCase() throws {
+        let loaded = try ConfigurationLoader(environment: ["SUBLEDGER_LOG_LEVEL": "WARNING"]).load(yaml: "linking: { policy: Keep }")
+        #expect(loaded.logLevel == .warning)
+        #expect(loaded.linkPolicy == .keep)
+        #expect(try ConfigurationLoader(environment: [:]).load(yaml: "log: { level: Debug }").logLevel == .debug)
+        #expect(throws: ConfigurationError(key: "SUBLEDGER_LOG_LEVEL", message: "must be one of trace, debug, info, notice, warning, error, critical (got LOUD)")) {
+            try ConfigurationLoader(environment: ["SUBLEDGER_LOG_LEVEL": "LOUD"]).load(yaml: "")
+        }
+    }
+
     @Test func theConnectionCeilingIsTheDefaultUnlessFileOrEnvironmentSetIt() throws {
         #expect(try ConfigurationLoader(environment: [:]).load(yaml: "").httpMaxConnections == nil)
         #expect(try ConfigurationLoader(environment: [:]).load(yaml: "http: { max_connections: 500 }").httpMaxConnections == 500)
