@@ -40,20 +40,29 @@ public struct ProjectableEvent: Sendable {
     }
 
     /// Decodes an event read for folding (see `init(_:decoder:)` for a recorded one).
+    ///
+    /// Throws `UnreadableEvent`, naming the event, when its data is not what its type says.
     public init(_ event: FoldableEvent, decoder: JSONDecoder = JSONDecoder()) throws {
         let body: Body
-        switch event.type {
-        case LedgerEventType.notificationV2, LedgerEventType.notificationV1,
-             LedgerEventType.transaction, LedgerEventType.receiptValidated:
-            body = .fact(try AppleFact.decode(from: event.data, decoder: decoder, includingRaw: false))
-        case LedgerEventType.userLinked, LedgerEventType.userUnlinked:
-            body = .link(try decoder.decode(UserLink.self, from: event.data))
-        case LedgerEventType.entitlementGranted:
-            body = .grant(try decoder.decode(ManualGrant.self, from: event.data))
-        case LedgerEventType.entitlementRevoked:
-            body = .revoke(try decoder.decode(ManualGrant.self, from: event.data))
-        default:
-            body = .other
+        do {
+            switch event.type {
+            case LedgerEventType.notificationV2, LedgerEventType.notificationV1,
+                 LedgerEventType.transaction, LedgerEventType.receiptValidated:
+                body = .fact(try AppleFact.decode(from: event.data, decoder: decoder, includingRaw: false))
+            case LedgerEventType.userLinked, LedgerEventType.userUnlinked:
+                body = .link(try decoder.decode(UserLink.self, from: event.data))
+            case LedgerEventType.entitlementGranted:
+                body = .grant(try decoder.decode(ManualGrant.self, from: event.data))
+            case LedgerEventType.entitlementRevoked:
+                body = .revoke(try decoder.decode(ManualGrant.self, from: event.data))
+            default:
+                body = .other
+            }
+        } catch {
+            throw UnreadableEvent(
+                position: event.position, streamID: event.streamID, type: event.type,
+                reason: (error as? DecodingError)?.summary ?? "\(error)"
+            )
         }
         self.init(
             eventID: event.eventID.lowercaseString,

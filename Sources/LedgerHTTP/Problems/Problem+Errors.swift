@@ -57,7 +57,7 @@ extension Problem {
             // A head that is not HTTP never reaches a route; the HTTP stack answers it.
             self.init(status: .badRequest, code: "malformed_request", title: "Malformed request",
                       detail: "the request could not be read: \(error.debugDescription)")
-        case is DecodingError:
+        case is DecodingError, is UnreadableEvent:
             // Request bodies are decoded by `LedgerRoutes.decode`, which answers 400 `malformed_body`
             // itself; one that gets here came from stored data this build cannot read (an event or a
             // read model): the server's fault, not the request's.

@@ -163,6 +163,30 @@ struct ReplayTests {
         }
     }
 
+    /// An event this build cannot read stops a replay, naming the event to look at rather than only
+    /// the decoder's complaint; nothing is swapped in.
+    @Test(arguments: TestDatabases.dialects)
+    func anUnreadableEventIsNamedByPositionStreamAndType(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect: dialect) { h in
+            try await Self.mixedWorkload(h)
+            let appended = try await h.store.append(
+                to: LedgerEventType.userStream("u9"), [NewEvent(type: LedgerEventType.userLinked, data: Data(#"{"userId":5}"#.utf8))]
+            )
+            let position = try #require(appended.events.first?.position)
+            let live = try await h.store.projectionDocuments()
+            for rebuilding in [false, true] {
+                await #expect {
+                    _ = rebuilding ? try await LedgerReplayer(store: h.store).rebuild() : try await LedgerReplayer(store: h.store).check()
+                } throws: { error in
+                    guard let unreadable = error as? UnreadableEvent else { return false }
+                    return unreadable == UnreadableEvent(position: position, streamID: "user-u9", type: LedgerEventType.userLinked, reason: "wrong type at userId")
+                        && "\(unreadable)".hasPrefix("the event at position \(position) on stream user-u9 (\(LedgerEventType.userLinked)) cannot be read")
+                }
+            }
+            #expect(try await h.store.projectionDocuments() == live)
+        }
+    }
+
     /// Facts kept on a stream other than their chain's (a V1 notification on its latest
     /// subscription's stream, a receipt on its submitter's) are noted in the chain's document, and a
     /// replay notes the same streams.
