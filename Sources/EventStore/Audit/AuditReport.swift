@@ -53,6 +53,9 @@ public struct ChainBreak: Sendable, Hashable, CustomStringConvertible {
         case headMissing = "head_missing"
         /// A stream's head counts events of which none is stored: they were removed or moved.
         case eventsMissing = "events_missing"
+        /// A row's columns cannot be read as an event (an id that is not a UUID, a value of the
+        /// wrong type): it was written behind the schema's back.
+        case unreadableRow = "unreadable_row"
     }
 
     public var description: String {
@@ -61,7 +64,7 @@ public struct ChainBreak: Sendable, Hashable, CustomStringConvertible {
             "stream \(streamID): head_mismatch (its events end at version \(streamVersion), its head says version \(headVersion ?? 0) or another hash)"
         case .eventsMissing:
             "stream \(streamID): events_missing (its head says version \(headVersion ?? 0), no event is stored)"
-        case .hashMismatch, .versionGap, .headMissing:
+        case .hashMismatch, .versionGap, .headMissing, .unreadableRow:
             "stream \(streamID) version \(streamVersion) (position \(position)): \(reason.rawValue)"
         }
     }

@@ -22,11 +22,41 @@ struct ChainAuditor {
 
     mutating func check(_ row: ChainRow) {
         let event = row.event
-        if current?.stream != event.streamID {
+        enter(stream: event.streamID, head: row.head)
+        guard var state = current, !state.broken else { return }
+        defer { current = state }
+        guard state.head != nil else {
+            record(event.streamID, event.streamVersion, event.position, .headMissing, &state)
+            return
+        }
+        guard event.streamVersion == state.version + 1 else {
+            record(event.streamID, event.streamVersion, event.position, .versionGap, &state)
+            return
+        }
+        guard EventHasher.hash(previous: state.hash, event) == event.hash else {
+            record(event.streamID, event.streamVersion, event.position, .hashMismatch, &state)
+            return
+        }
+        state.version = event.streamVersion
+        state.hash = event.hash
+    }
+
+    /// A row of stream `stream` whose other columns cannot be read as an event (a value of the wrong
+    /// type or form, written behind the schema's back): its link is broken, and the walk goes on.
+    mutating func unreadable(stream: String, version: Int64, position: Int64, head: StreamHead?) {
+        enter(stream: stream, head: head)
+        guard var state = current, !state.broken else { return }
+        record(stream, version, position, .unreadableRow, &state)
+        current = state
+    }
+
+    /// Counts a row of `stream`, starting the stream's walk when it is a new one.
+    private mutating func enter(stream: String, head: StreamHead?) {
+        if current?.stream != stream {
             finishStream()
             streams += 1
-            current = (event.streamID, 0, EventHasher.genesis, row.head, false)
-        } else if let head = row.head {
+            current = (stream, 0, EventHasher.genesis, head, false)
+        } else if let head {
             // A stream read over two pages: the later page's head was read with its events, so it
             // covers every event walked; the earlier page's would miss those appended between the
             // reads and report a head_mismatch on intact history.
@@ -36,26 +66,13 @@ struct ChainAuditor {
         if events % 10_000 == 0 {
             progress?(AuditProgress(events: events, streams: streams, totalEvents: totalEvents))
         }
-        guard var state = current, !state.broken else { return }
-        defer { current = state }
-        guard state.head != nil else {
-            record(event, .headMissing, &state)
-            return
-        }
-        guard event.streamVersion == state.version + 1 else {
-            record(event, .versionGap, &state)
-            return
-        }
-        guard EventHasher.hash(previous: state.hash, event) == event.hash else {
-            record(event, .hashMismatch, &state)
-            return
-        }
-        state.version = event.streamVersion
-        state.hash = event.hash
     }
 
-    private mutating func record(_ event: RecordedEvent, _ reason: ChainBreak.Reason, _ state: inout (stream: String, version: Int64, hash: Data, head: StreamHead?, broken: Bool)) {
-        breaks.append(ChainBreak(streamID: event.streamID, streamVersion: event.streamVersion, position: event.position, reason: reason))
+    private mutating func record(
+        _ stream: String, _ version: Int64, _ position: Int64, _ reason: ChainBreak.Reason,
+        _ state: inout (stream: String, version: Int64, hash: Data, head: StreamHead?, broken: Bool)
+    ) {
+        breaks.append(ChainBreak(streamID: stream, streamVersion: version, position: position, reason: reason))
         state.broken = true
     }
 

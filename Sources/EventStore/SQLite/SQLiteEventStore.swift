@@ -439,9 +439,18 @@ public final class SQLiteEventStore: EventStore {
                 let rows = try await reader.query(SQLiteSQL.chainPage, [.text(after.0), .integer(Int(after.1)), .integer(1000)])
                 guard !rows.isEmpty else { break }
                 for row in rows {
-                    let event = try Self.decodeEvent(row)
                     let head = row.column("head_version")?.integer.map {
                         StreamHead(version: Int64($0), hash: Self.blob(row.column("head_hash")))
+                    }
+                    guard let event = try? Self.decodeEvent(row) else {
+                        // Reported, and the walk goes on past it, as long as the row still says
+                        // where it is (the columns the walk pages by).
+                        guard let stream = row.column("stream_id")?.string, let version = row.column("stream_version")?.integer else {
+                            throw EventStoreError(.databaseError, "an events row has no readable stream_id and stream_version: \(row)")
+                        }
+                        auditor.unreadable(stream: stream, version: Int64(version), position: Int64(row.column("position")?.integer ?? 0), head: head)
+                        after = (stream, Int64(version))
+                        continue
                     }
                     auditor.check(ChainRow(event: event, head: head))
                     after = (event.streamID, event.streamVersion)

@@ -87,6 +87,27 @@ struct IntegrityContractTests {
         }
     }
 
+    /// SQLite types a column loosely: a row edited to hold an id that is not a UUID is reported as a
+    /// broken link of its stream, and the walk goes on to check the other streams.
+    @Test(.enabled(if: TestDatabases.dialects.contains(.sqlite)))
+    func auditReportsAnUnreadableRowAndChecksTheOtherStreams() async throws {
+        try await withFreshStore(.sqlite) { (fixture: StoreFixture) async throws in
+            for stream in ["a-edited", "b-intact", "c-edited-later"] {
+                _ = try await fixture.store.append(to: stream, [event(), event()], expectedVersion: .any)
+            }
+            try await fixture.rawExecute("""
+                DROP TRIGGER events_immutable_update;
+                UPDATE events SET event_id = 'not-a-uuid' WHERE stream_id = 'a-edited' AND stream_version = 1;
+                UPDATE events SET data = '{"amount":1}' WHERE stream_id = 'c-edited-later' AND stream_version = 2
+                """)
+            let report = try await fixture.store.audit(progress: nil)
+            #expect(report.streams == 3 && report.events == 6)
+            #expect(report.breaks.map(\.streamID) == ["a-edited", "c-edited-later"])
+            #expect(report.breaks.map(\.reason) == [.unreadableRow, .hashMismatch])
+            #expect(report.breaks.first?.description == "stream a-edited version 1 (position 1): unreadable_row")
+        }
+    }
+
     @Test(arguments: TestDatabases.dialects)
     func auditReportsProgress(_ dialect: StorageDialect) async throws {
         try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
