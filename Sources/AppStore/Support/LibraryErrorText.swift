@@ -11,6 +11,9 @@ enum LibraryErrorText {
         let file = location[..<colon]
         let line = location[location.index(after: colon)...]
         guard file.hasSuffix(".swift"), !line.isEmpty, line.allSatisfy({ $0.isASCII && $0.isNumber }) else { return text }
-        return String(text[..<lastSpace])
+        // An error with no reason of its own leaves `Name: ` before the location.
+        var kept = text[..<lastSpace]
+        while let last = kept.last, last == " " || last == ":" { kept.removeLast() }
+        return String(kept)
     }
 }

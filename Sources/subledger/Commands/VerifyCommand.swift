@@ -46,8 +46,20 @@ struct VerifyCommand: AsyncParsableCommand {
             let output = try await verify(text, now: Date())
             print(output)
         } catch let error as AppStoreError {
-            FileHandle.standardError.write(Data("\(error.code.rawValue): \(error.message)\n".utf8))
+            FileHandle.standardError.write(Data("\(error.code.rawValue): \(error.message)\(hint(for: error))\n".utf8))
             throw ExitCode(1)
+        }
+    }
+
+    /// What the operator can change when the failure is about the options rather than the data.
+    private func hint(for error: AppStoreError) -> String {
+        switch error.code {
+        case .unknownApp where bundleId != nil:
+            "; --bundle-id \(bundleId ?? "") is not the app this payload names"
+        case .environmentNotAccepted where environment == nil:
+            "; only Production and Sandbox are accepted unless --environment names another"
+        default:
+            ""
         }
     }
 
@@ -56,14 +68,24 @@ struct VerifyCommand: AsyncParsableCommand {
         if input == "-" {
             data = FileHandle.standardInput.readDataToEndOfFile()
         } else {
+            // Not Apple's data at fault: say so plainly, without an App Store error code.
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory), isDirectory.boolValue {
+                printError("cannot read \(input): it is a directory; give the file that holds the JWS or notification body")
+                throw ExitCode(1)
+            }
             guard let contents = FileManager.default.contents(atPath: input) else {
-                // Not Apple's data at fault: say so plainly, without an App Store error code.
                 printError("cannot read \(input): it does not exist or is not readable")
                 throw ExitCode(1)
             }
             data = contents
         }
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else {
+            printError("\(input == "-" ? "standard input" : input) is empty: give a compact JWS or a notification body ({\"signedPayload\": \"...\"})")
+            throw ExitCode(1)
+        }
+        return text
     }
 
     /// Verifies `text` and returns the pretty JSON to print.
@@ -114,7 +136,13 @@ struct VerifyCommand: AsyncParsableCommand {
     private func makeVerifier(claims: Claims) throws -> SignedDataVerifier {
         var trusted = [try TrustAnchors.appleRootCAG3()]
         for path in roots {
-            trusted.append(contentsOf: try TrustAnchors.certificates(fromFile: path))
+            do {
+                trusted.append(contentsOf: try TrustAnchors.certificates(fromFile: path))
+            } catch let error as AppStoreError {
+                // The operator's option, not the data: a usage error, naming the file.
+                printError("Error: --root \(path): \(error.message)")
+                throw ExitCode(64)
+            }
         }
         let environments: Set<AppStoreEnvironment> = environment.map { [AppStoreEnvironment(rawValue: $0)] } ?? [.production, .sandbox]
         let app = AppStoreApp(

@@ -1,3 +1,5 @@
+import AppStore
+import AppStoreTesting
 import Foundation
 import Testing
 
@@ -12,14 +14,58 @@ struct VerifyCommandTests {
             #expect(!missing.stderr.contains("invalid_format"))
 
             try "x.y.z".write(to: directory.appendingPathComponent("token.jws"), atomically: true, encoding: .utf8)
+            // A --root that cannot be used is the operator's option at fault: a usage error naming it.
             let root = try await SubledgerProcess.run(["verify", "--root", "missing.pem", "token.jws"], in: directory)
-            #expect(root.status == 1)
-            #expect(root.stderr.contains("cannot read trust anchor file missing.pem: it does not exist or is not readable"))
+            #expect(root.status == 64)
+            #expect(root.stderr.contains("--root missing.pem: cannot read trust anchor file missing.pem: it does not exist or is not readable"))
             #expect(!root.stderr.contains("NSCocoaErrorDomain"))
+            try "garbage".write(to: directory.appendingPathComponent("garbage.pem"), atomically: true, encoding: .utf8)
+            let garbage = try await SubledgerProcess.run(["verify", "--root", "garbage.pem", "token.jws"], in: directory)
+            #expect(garbage.status == 64)
+            #expect(garbage.stderr.contains("--root garbage.pem: not a DER or PEM certificate: ASN1Error"), "\(garbage.stderr)")
+            #expect(!garbage.stderr.hasSuffix(": \n"), "\(garbage.stderr)")
 
             let environment = try await SubledgerProcess.run(["verify", "--environment", "Bogus", "token.jws"], in: directory)
             #expect(environment.status == 64)
             #expect(environment.stderr.contains("--environment must be one of Production, Sandbox, Xcode, LocalTesting (got Bogus)"))
+
+            // A directory and an empty input are named as what they are, not as a malformed JWS.
+            let folder = try await SubledgerProcess.run(["verify", "."], in: directory)
+            #expect(folder.status == 1)
+            #expect(folder.stderr.contains("cannot read .: it is a directory"), "\(folder.stderr)")
+            try "".write(to: directory.appendingPathComponent("empty.jws"), atomically: true, encoding: .utf8)
+            let empty = try await SubledgerProcess.run(["verify", "empty.jws"], in: directory)
+            #expect(empty.status == 1)
+            #expect(empty.stderr.contains("empty.jws is empty: give a compact JWS or a notification body"), "\(empty.stderr)")
+            let emptyInput = try await SubledgerProcess.run(["verify", "-"], in: directory, input: "\n")
+            #expect(emptyInput.stderr.contains("standard input is empty"), "\(emptyInput.stderr)")
+        }
+    }
+
+    /// When the data is fine but an option does not fit it, the answer says which option.
+    @Test func anOptionThatDoesNotFitThePayloadIsNamed() async throws {
+        try await withTemporaryDirectory { directory in
+            let pki = try TestPKI()
+            try pki.rootPEM.write(to: directory.appendingPathComponent("test-root.pem"), atomically: true, encoding: .utf8)
+            let now = AppStoreDate(millisecondsSince1970: Int64(Date().timeIntervalSince1970 * 1000))
+            try pki.signTransaction(.testSubscription(transactionId: "1000", purchaseDate: now))
+                .write(to: directory.appendingPathComponent("sandbox.jws"), atomically: true, encoding: .utf8)
+            let verified = try await SubledgerProcess.run(["verify", "--root", "test-root.pem", "sandbox.jws"], in: directory)
+            #expect(verified.status == 0, "\(verified.stderr)")
+            #expect(verified.stdout.contains(#""transactionId" : "1000""#), "\(verified.stdout)")
+
+            let otherApp = try await SubledgerProcess.run(["verify", "--root", "test-root.pem", "--bundle-id", "com.other.app", "sandbox.jws"], in: directory)
+            #expect(otherApp.status == 1)
+            #expect(otherApp.stderr.contains("--bundle-id com.other.app is not the app this payload names"), "\(otherApp.stderr)")
+
+            try pki.signTransaction(.testSubscription(transactionId: "1001", purchaseDate: now, environment: .xcode))
+                .write(to: directory.appendingPathComponent("xcode.jws"), atomically: true, encoding: .utf8)
+            let local = try await SubledgerProcess.run(["verify", "--root", "test-root.pem", "xcode.jws"], in: directory)
+            #expect(local.status == 1)
+            #expect(local.stderr.hasPrefix("environment_not_accepted"), "\(local.stderr)")
+            #expect(local.stderr.contains("unless --environment names another"), "\(local.stderr)")
+            let accepted = try await SubledgerProcess.run(["verify", "--root", "test-root.pem", "--environment", "Xcode", "xcode.jws"], in: directory)
+            #expect(accepted.status == 0, "\(accepted.stderr)")
         }
     }
 }
