@@ -88,11 +88,15 @@ public struct PostgresSettings: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses `postgres://user:password@host:port/database?options`.
     public init(url text: String) throws(EventStoreError) {
-        guard let components = URLComponents(string: text), let host = components.host, !host.isEmpty else {
+        guard let components = URLComponents(string: text) else {
             throw EventStoreError(
                 .invalidDatabaseURL,
-                "cannot read PostgreSQL URL \(DatabaseURL.redacted(text)) (percent-encode a /, #, ? or @ in the password)"
+                "cannot read PostgreSQL URL \(DatabaseURL.redacted(text)): it is postgres://user:password@host:port/database, "
+                    + "the port a number, and a /, #, ? or @ in the password percent-encoded"
             )
+        }
+        guard let host = components.host, !host.isEmpty else {
+            throw EventStoreError(.invalidDatabaseURL, "PostgreSQL URL \(DatabaseURL.redacted(text)) names no host: postgres://user@host:port/database")
         }
         self.host = host
         self.port = components.port ?? 5432

@@ -12,9 +12,9 @@ struct VerifyCommand: AsyncParsableCommand {
         commandName: "verify",
         abstract: "Verify an App Store signed transaction, renewal info, AppTransaction or V2 notification.",
         discussion: """
-            INPUT is a compact JWS or a notification body ({"signedPayload": "..."}), read from a file or from stdin (-).
-            The payload is printed as JSON on stdout, with nested signed data decoded too. The chain must lead to
-            Apple Root CA - G3 or to a --root. Without --bundle-id (and --app-apple-id) the payload's own claims
+            INPUT is a compact JWS or a notification body ({"signedPayload": "..."}), read from a file or from stdin (-). \
+            The payload is printed as JSON on stdout, with nested signed data decoded too. The chain must lead to \
+            Apple Root CA - G3 or to a --root. Without --bundle-id (and --app-apple-id) the payload's own claims \
             are taken, so only the chain, the signature and the environment are checked.
             """
     )

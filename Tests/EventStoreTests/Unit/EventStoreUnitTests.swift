@@ -88,6 +88,15 @@ struct EventStoreUnitTests {
         }
     }
 
+    /// A URL without a host says so, rather than blaming a password it does not have.
+    @Test func aURLWithoutAHostSaysSo() {
+        #expect {
+            try DatabaseURL("postgres:///db")
+        } throws: { error in
+            (error as? EventStoreError)?.message == "PostgreSQL URL postgres:///db names no host: postgres://user@host:port/database"
+        }
+    }
+
     /// A URL that cannot be read is quoted in the error; its password must not be, however it breaks
     /// the URL's syntax.
     @Test(arguments: ["postgres://u:pa/ss@h/db", "postgres://u:pa#ss@h/db", "postgres://u:pa?ss@h/db", "postgres://u:12/34@h/db",
