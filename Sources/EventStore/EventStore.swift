@@ -116,9 +116,9 @@ public protocol EventStore: Sendable {
     /// Replaces every read-model document at once: writes `documents` into a fresh table, then swaps it
     /// in within one transaction, so readers see the old read models or the new ones, never a mix.
     ///
-    /// `foldedEvents` is how many events the documents were folded from. The swap holds off appends
-    /// and counts the events first; if there are more, the documents would miss facts, so nothing
-    /// changes and it throws `EventStoreError.Code.rebuildOutdated`.
+    /// `foldedEvents` is how many events the documents were folded from. The swap holds off writers
+    /// of read models and counts the events first; if there are more, the documents would miss
+    /// facts, so nothing changes and it throws `EventStoreError.Code.rebuildOutdated`.
     func replaceProjections(with documents: [ProjectionDocument], foldedEvents: Int) async throws
 
     /// How many events the store holds.

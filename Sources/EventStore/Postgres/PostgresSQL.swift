@@ -253,12 +253,14 @@ enum PostgresSQL {
         INSERT INTO projections_rebuild (model, key, data)
         SELECT d.model, d.key, d.data FROM unnest($1::text[], $2::text[], $3::text[]) AS d(model, key, data)
         """
-    /// What the swap's transaction holds before it counts the events: the read models first (an
-    /// ingest transaction reads them before it appends, so once this lock is granted none is half
-    /// done, and the next waits on it), then the events against any other writer.
+    /// What the swap's transaction holds before it counts the events: the read models. Every
+    /// transaction that appends updates them in the same transaction, so once this lock is granted,
+    /// each one that touched the old read models has committed (and is counted), and any other
+    /// waits and then applies its events to the swapped-in ones, which lack them as the old ones
+    /// did. The events themselves are not locked: a writer that appends before it reads its
+    /// documents (a grant) would hold them while waiting here, and the two would deadlock.
     static let lockForSwap = [
         "LOCK TABLE projections IN ACCESS EXCLUSIVE MODE",
-        "LOCK TABLE events IN SHARE MODE",
     ]
     /// The swap, in the transaction of `lockForSwap`; the index is renamed back so the next rebuild
     /// can reuse the name.

@@ -184,7 +184,7 @@ struct ConfigurationLoader {
             }
         case .scalar(let scalar) where isSetting:
             values[prefix] = scalar.string
-        case .scalar(let scalar) where ["", "~", "null"].contains(scalar.string):
+        case .scalar where node.null != nil:
             // A section left empty (`http:` with every key under it commented out) sets nothing.
             break
         case _ where isSection:
