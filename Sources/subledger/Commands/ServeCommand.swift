@@ -100,7 +100,11 @@ struct ServeCommand: AsyncParsableCommand {
             guard hidden == 0 else { throw HiddenHistory(events: hidden) }
         }
         var groupConfiguration = ServiceGroupConfiguration(
-            services: [.init(service: EventStoreService(store: store)), .init(service: app)],
+            services: [
+                .init(service: EventStoreService(store: store)), .init(service: app),
+                // Last, so it is told first; when it returns the group goes on stopping (not a failure).
+                .init(service: ShutdownNotice(logger: logger, grace: Self.maximumGracefulShutdown), successTerminationBehavior: .ignore),
+            ],
             gracefulShutdownSignals: signals,
             logger: logger
         )

@@ -47,6 +47,8 @@ struct ServeProcessTests {
 
             server.signal(SIGTERM)
             #expect(try await server.waitForExit() == 0)
+            // The stop is announced when it begins, with the time requests in flight have.
+            #expect(server.standardError.contains("stopping: no new connections; requests in flight have up to 8 s to finish"))
             #expect(server.standardError.contains("stopped"))
         }
     }
