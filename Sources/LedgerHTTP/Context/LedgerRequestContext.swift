@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 
 /// The request context of every route: the request id and the authenticated key, if any.
@@ -15,4 +16,14 @@ public struct LedgerRequestContext: RequestContext {
 
     /// The largest request body the API reads.
     public static let maximumBodySize = 1 << 20
+
+    /// Every JSON answer written the same way as the event feed's: keys sorted, so an event's bytes
+    /// do not depend on the process that wrote them or on the endpoint, and `/` left unescaped.
+    public var responseEncoder: JSONEncoder { Self.jsonEncoder }
+
+    private static let jsonEncoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
 }

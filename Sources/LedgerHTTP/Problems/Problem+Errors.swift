@@ -25,9 +25,9 @@ extension Problem {
             case .invalidConfiguration, .invalidTrustAnchor:
                 // The server's own verifier setup, not the input: a 500, so a webhook's body is not
                 // filed as a rejection and Apple retries once it is mended.
-                self.init(status: .internalServerError, code: error.code.rawValue, title: "Verifier misconfigured", detail: error.message)
+                self.init(status: .internalServerError, code: error.code.rawValue, title: Self.title(error.code.rawValue), detail: error.message)
             default:
-                self.init(status: .badRequest, code: error.code.rawValue, title: "Verification failed", detail: error.message)
+                self.init(status: .badRequest, code: error.code.rawValue, title: Self.title(error.code.rawValue), detail: error.message)
             }
         case let error as LedgerError:
             let status: HTTPResponse.Status = switch error.code {
@@ -42,7 +42,7 @@ extension Problem {
             case .storageUnavailable, .writeRace:
                 self = .storageUnavailable(error.message)
             case .versionConflict:
-                self.init(status: .conflict, code: error.code.rawValue, title: "Conflict", detail: error.message)
+                self.init(status: .conflict, code: error.code.rawValue, title: Self.title(error.code.rawValue), detail: error.message)
             case .invalidEvent:
                 self.init(status: .badRequest, code: "malformed_body", title: "Malformed body", detail: error.message)
             default:

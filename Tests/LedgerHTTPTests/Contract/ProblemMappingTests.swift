@@ -26,5 +26,20 @@ struct ProblemMappingTests {
         #expect(problem.statusCode == status)
         #expect(problem.code == code)
         #expect(problem.type == "https://subledger.dev/problems/\(code)")
+        #expect(problem.title == Problem.title(code))
+    }
+
+    /// One `type`, one title, whichever layer refused the input: a body the verifier could not read
+    /// was titled "Verification failed" while the same code from the decoder was "Malformed body".
+    @Test func aCodeHasOneTitleWhereverItComesFrom() {
+        let malformed = [
+            Problem(AppStoreError(.malformedBody, "x")),
+            Problem.malformedBody(DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "x"))),
+            Problem(EventStoreError(.invalidEvent, "x")),
+        ]
+        #expect(Set(malformed.map(\.code)) == ["malformed_body"])
+        #expect(Set(malformed.map(\.title)) == ["Malformed body"])
+        #expect(Problem(AppStoreError(.invalidSignature, "x")).title == "Invalid signature")
+        #expect(Problem(EventStoreError(.versionConflict, "x")).title == "Version conflict")
     }
 }

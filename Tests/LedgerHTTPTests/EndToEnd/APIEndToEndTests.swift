@@ -280,6 +280,35 @@ struct APIEndToEndTests {
         }
     }
 
+    /// An event reads the same, byte for byte, from the user's page and from the feed, and every JSON
+    /// answer has its keys sorted and `/` unescaped: an auditor can compare or hash what two endpoints
+    /// gave, and a body does not change with the process that wrote it.
+    @Test(arguments: TestDatabases.dialects)
+    func anEventReadsTheSameFromEveryEndpointAndKeysAreSorted(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect) { h in
+            let granted = try await h.request(
+                .post, "/v1/users/u1/grants", key: H.adminKey, json: #"{"entitlement":"pro","expires_at":"2027-01-01T00:00:00Z","reason":"support"}"#
+            )
+            #expect(granted.status == .created)
+            _ = try await readLog(h.store, atLeast: 1)
+            func event(_ response: TestResponse) -> Substring? {
+                let body = String(buffer: response.body)
+                guard let start = body.firstRange(of: #"{"events":["#), let end = body[start.upperBound...].firstRange(of: #"],"next_after""#) else { return nil }
+                return body[start.upperBound..<end.lowerBound]
+            }
+            let fromPage = try #require(event(try await h.request(.get, "/v1/users/u1/events", key: H.readKey)))
+            let fromFeed = try #require(event(try await h.request(.get, "/v1/events?after=0-0", key: H.readKey)))
+            #expect(fromPage == fromFeed)
+            #expect(fromPage.contains(#""source":"POST /v1/users/{user_id}/grants""#), "\(fromPage)")
+
+            #expect(try await h.notify(.subscribed, transaction: H.transaction("1000", purchased: 0, expires: 30), at: 0).status == .ok)
+            let chain = String(buffer: try await h.request(.get, "/v1/subscriptions/1000", key: H.readKey).body)
+            let keys = try #require(try JSONSerialization.jsonObject(with: Data(chain.utf8)) as? [String: Any]).keys.sorted()
+            let positions = keys.map { chain.firstRange(of: "\"\($0)\":")?.lowerBound }
+            #expect(positions.allSatisfy { $0 != nil } && positions == positions.sorted { ($0 ?? chain.endIndex) < ($1 ?? chain.endIndex) }, "\(chain)")
+        }
+    }
+
     @Test(arguments: TestDatabases.dialects)
     func aServedPathWithAnotherMethodIs405NamingItsMethodsAndAnUnknownPathIs404(_ dialect: StorageDialect) async throws {
         try await H.run(dialect) { h in
