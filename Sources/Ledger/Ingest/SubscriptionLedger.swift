@@ -89,8 +89,15 @@ public final class SubscriptionLedger: Sendable {
         } catch {
             throw LedgerError(.malformedBody, "the body is not an App Store Server Notification V1")
         }
-        guard let bundleId = notification.bid, let secret = configuration.sharedSecrets[bundleId] else {
-            throw LedgerError(.unknownApp, "no shared secret is configured for bundle id \(notification.bid ?? "(missing bid)")")
+        guard let bundleId = notification.bid else {
+            // A V2 body posted here (a webhook URL set up for the wrong version) says so.
+            let isV2 = body.firstRange(of: Data(#""signedPayload""#.utf8)) != nil
+            throw LedgerError(.malformedBody, isV2
+                ? "the body is a V2 notification ({\"signedPayload\": ...}): post it to /v1/apple/notifications/v2"
+                : "the body has no bid (the app's bundle id), so it is not an App Store Server Notification V1")
+        }
+        guard let secret = configuration.sharedSecrets[bundleId] else {
+            throw LedgerError(.unknownApp, "no shared secret is configured for bundle id \(bundleId)")
         }
         guard Self.constantTimeEquals(notification.password ?? "", secret) else {
             throw LedgerError(.invalidPassword, "the notification's password does not match the shared secret of \(bundleId)")

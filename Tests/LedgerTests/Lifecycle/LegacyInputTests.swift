@@ -577,6 +577,9 @@ struct LegacyInputTests {
         (#"{"notification_type":"","password":"s3cret","bid":"com.example.app","environment":"Sandbox","unified_receipt":{"status":0}}"#, "no notification_type"),
         (#"{"notification_type":"INITIAL_BUY","password":"s3cret","bid":"com.example.app","unified_receipt":{"status":"zero"}}"#, "wrong type at unified_receipt.status"),
         (#"{"notification_type":"INITIAL_BUY","#, "not valid JSON"),
+        ("{}", "the body has no bid (the app's bundle id)"),
+        (#"{"notification_type":"DID_RENEW","password":"s3cret"}"#, "the body has no bid"),
+        (#"{"signedPayload":"a.b.c"}"#, "the body is a V2 notification ({\"signedPayload\": ...}): post it to /v1/apple/notifications/v2"),
     ])
     func aMalformedV1BodyIsDescribedPlainly(_ body: String, _ said: String) async throws {
         try await H.run { h in
