@@ -185,7 +185,7 @@ let package = Package(
         .testTarget(
             name: "subledgerTests",
             dependencies: [
-                "subledger", "EventStore", "AppStore", "AppStoreTesting",
+                "subledger", "EventStore", "EventStoreTesting", "AppStore", "AppStoreTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

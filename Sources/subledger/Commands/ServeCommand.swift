@@ -28,7 +28,8 @@ struct ServeCommand: AsyncParsableCommand {
             do {
                 try await run(configuration)
             } catch {
-                throw ListenFailure.explain(error, host: configuration.httpHost, port: configuration.httpPort) ?? error
+                if let explained = ListenFailure.explain(error, host: configuration.httpHost, port: configuration.httpPort) { throw explained }
+                throw await StorageDiagnosis.explain(error, url: configuration.database)
             }
         } catch let error as ConfigurationError {
             throw ConfigOptions.exit(error)

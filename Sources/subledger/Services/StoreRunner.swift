@@ -38,7 +38,7 @@ enum StoreRunner {
                 return try await body(store)
             })
         } catch {
-            result = .failure(error)
+            result = .failure(await StorageDiagnosis.explain(error, url: url))
         }
         do {
             try await store.shutdown()

@@ -1,4 +1,5 @@
 import EventStore
+import EventStoreTesting
 import Foundation
 import SQLiteNIO
 import Testing
@@ -111,6 +112,22 @@ struct ServeProcessTests {
             #expect(!second.stderr.contains("Assertion failed"))
             first.signal(SIGTERM)
             #expect(try await first.waitForExit() == 0)
+        }
+    }
+
+    /// A command that cannot connect to PostgreSQL says what the server answered, not only that no
+    /// connection came in time ("down, unreachable or overloaded" for a server that is up and
+    /// refusing an unknown database).
+    @Test(.enabled(if: TestDatabases.dialects.contains(.postgres)))
+    func migrateOnADatabaseThatDoesNotExistSaysWhatPostgreSQLAnswered() async throws {
+        guard let url = TestDatabases.postgresURL, var components = URLComponents(string: url) else { throw PostgreSQLRequired() }
+        components.path = "/subledger_no_such_database"
+        components.queryItems = [URLQueryItem(name: "acquire_timeout", value: "1")]
+        let database = try #require(components.string)
+        try await withTemporaryDirectory { directory in
+            let result = try await SubledgerProcess.run(["migrate"], in: directory, environment: ["SUBLEDGER_DATABASE_URL": database])
+            #expect(result.status == 1)
+            #expect(result.stderr.contains(#"directly: PostgreSQL answered: database "subledger_no_such_database" does not exist (3D000)"#), "\(result.stderr)")
         }
     }
 
