@@ -20,6 +20,7 @@ extension PostgresEventStore {
             case .require: configuration.tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
             }
             configuration.options.connectTimeout = .seconds(5)
+            configuration.options.additionalStartupParameters = startupParameters(settings)
             let quiet = Logger(label: "subledger.eventstore.postgres.diagnosis") { _ in SwiftLogNoOpLogHandler() }
             let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: quiet)
             try? await connection.close()

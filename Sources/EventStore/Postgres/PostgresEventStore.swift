@@ -58,13 +58,7 @@ public final class PostgresEventStore: EventStore {
         )
         configuration.options.maximumConnections = settings.poolSize
         configuration.options.minimumConnections = 0
-        // No JIT: a large batched read (80 users) is estimated above `jit_above_cost`, and compiling
-        // it took milliseconds per statement. Reads fell from 20,000/s to 4,000-5,000/s with
-        // PostgreSQL at 270-350 us per read; every statement here is a short index lookup.
-        configuration.options.additionalStartupParameters = [("jit", "off")]
-        if let searchPath = settings.searchPath {
-            configuration.options.additionalStartupParameters.append(("search_path", searchPath))
-        }
+        configuration.options.additionalStartupParameters = Self.startupParameters(settings)
         let executor = Self.connectionExecutor
         let client = PostgresClient(configuration: configuration, eventLoopGroup: executor.eventLoop, backgroundLogger: logger)
         self.client = client
@@ -101,6 +95,19 @@ public final class PostgresEventStore: EventStore {
     /// able to resume, even after its store stopped.
     private static let connectionLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     private static let connectionExecutor = EventLoopTaskExecutor(eventLoop: connectionLoops.next())
+
+    /// What every connection sets at start, the pool's and a diagnosis's alike (a value the server
+    /// refuses fails them the same way).
+    static func startupParameters(_ settings: PostgresSettings) -> [(String, String)] {
+        // No JIT: a large batched read (80 users) is estimated above `jit_above_cost`, and compiling
+        // it took milliseconds per statement. Reads fell from 20,000/s to 4,000-5,000/s with
+        // PostgreSQL at 270-350 us per read; every statement here is a short index lookup.
+        var parameters = [("jit", "off")]
+        if let searchPath = settings.searchPath {
+            parameters.append(("search_path", searchPath))
+        }
+        return parameters
+    }
 
     public func shutdown() async throws {}
 
