@@ -91,7 +91,7 @@ public final class SubscriptionLedger: Sendable {
         }
         guard let bundleId = notification.bid else {
             // A V2 body posted here (a webhook URL set up for the wrong version) says so.
-            let isV2 = body.firstRange(of: Data(#""signedPayload""#.utf8)) != nil
+            let isV2 = ((try? JSONSerialization.jsonObject(with: body)) as? [String: Any])?["signedPayload"] is String
             throw LedgerError(.malformedBody, isV2
                 ? "the body is a V2 notification ({\"signedPayload\": ...}): post it to /v1/apple/notifications/v2"
                 : "the body has no bid (the app's bundle id), so it is not an App Store Server Notification V1")

@@ -579,6 +579,7 @@ struct LegacyInputTests {
         (#"{"notification_type":"INITIAL_BUY","#, "not valid JSON"),
         ("{}", "the body has no bid (the app's bundle id)"),
         (#"{"notification_type":"DID_RENEW","password":"s3cret"}"#, "the body has no bid"),
+        (#"{"notification_type":"DID_RENEW","unified_receipt":{"signedPayload":"x"}}"#, "the body has no bid"),
         (#"{"signedPayload":"a.b.c"}"#, "the body is a V2 notification ({\"signedPayload\": ...}): post it to /v1/apple/notifications/v2"),
     ])
     func aMalformedV1BodyIsDescribedPlainly(_ body: String, _ said: String) async throws {
