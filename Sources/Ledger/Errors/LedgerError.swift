@@ -43,5 +43,8 @@ public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let unknownEntitlement = Code("unknown_entitlement")
         /// No receipt validator is configured.
         public static let receiptValidationUnavailable = Code("receipt_validation_unavailable")
+        /// A stored event this build cannot decode (written by hand, or by a build with another
+        /// format): the store's content, not the request's, so the message names the event.
+        public static let unreadableEvent = Code("unreadable_event")
     }
 }

@@ -41,7 +41,7 @@ public struct ProjectableEvent: Sendable {
 
     /// Decodes an event read for folding (see `init(_:decoder:)` for a recorded one).
     ///
-    /// Throws `UnreadableEvent`, naming the event, when its data is not what its type says.
+    /// Throws `LedgerError` `unreadable_event`, naming the event, when its data is not what its type says.
     public init(_ event: FoldableEvent, decoder: JSONDecoder = JSONDecoder()) throws {
         let body: Body
         do {
@@ -59,9 +59,10 @@ public struct ProjectableEvent: Sendable {
                 body = .other
             }
         } catch {
-            throw UnreadableEvent(
-                position: event.position, streamID: event.streamID, type: event.type,
-                reason: (error as? DecodingError)?.summary ?? "\(error)"
+            let reason = (error as? DecodingError)?.summary ?? "\(error)"
+            throw LedgerError(
+                .unreadableEvent,
+                "the event at position \(event.position) on stream \(event.streamID) (\(event.type)) cannot be read by this build: \(reason)"
             )
         }
         self.init(

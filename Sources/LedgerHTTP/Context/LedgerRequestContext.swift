@@ -21,7 +21,8 @@ public struct LedgerRequestContext: RequestContext {
     /// do not depend on the process that wrote them or on the endpoint, and `/` left unescaped.
     public var responseEncoder: JSONEncoder { Self.jsonEncoder }
 
-    private static let jsonEncoder: JSONEncoder = {
+    /// The encoder of every JSON answer, the routes' own pages and the NDJSON feed included.
+    static let jsonEncoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder

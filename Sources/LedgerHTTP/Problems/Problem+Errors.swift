@@ -29,6 +29,9 @@ extension Problem {
             default:
                 self.init(status: .badRequest, code: error.code.rawValue, title: Self.title(error.code.rawValue), detail: error.message)
             }
+        case let error as LedgerError where error.code == .unreadableEvent:
+            // Stored data this build cannot read, as for a DecodingError below: the server's fault.
+            self.init(status: .internalServerError, code: "internal_error", title: "Internal error", detail: "stored data could not be read")
         case let error as LedgerError:
             let status: HTTPResponse.Status = switch error.code {
             case .linkConflict: .conflict
@@ -57,7 +60,7 @@ extension Problem {
             // A head that is not HTTP never reaches a route; the HTTP stack answers it.
             self.init(status: .badRequest, code: "malformed_request", title: "Malformed request",
                       detail: "the request could not be read: \(error.debugDescription)")
-        case is DecodingError, is UnreadableEvent:
+        case is DecodingError:
             // Request bodies are decoded by `LedgerRoutes.decode`, which answers 400 `malformed_body`
             // itself; one that gets here came from stored data this build cannot read (an event or a
             // read model): the server's fault, not the request's.

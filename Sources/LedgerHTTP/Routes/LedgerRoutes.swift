@@ -251,8 +251,7 @@ public struct LedgerRoutes: Sendable {
     }
 
     static func json(_ value: some Encodable, status: HTTPResponse.Status) throws -> Response {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let encoder = LedgerRequestContext.jsonEncoder
         return Response(
             status: status,
             headers: [.contentType: "application/json; charset=utf-8"],
@@ -266,8 +265,7 @@ public struct LedgerRoutes: Sendable {
     static func ndjson(ledger: SubscriptionLedger, after: EventCursor) async throws -> Response {
         let first = try await ledger.events(after: after, limit: 500)
         let body = ResponseBody { writer in
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            let encoder = LedgerRequestContext.jsonEncoder
             var page = first
             while !page.events.isEmpty {
                 var buffer = ByteBuffer()

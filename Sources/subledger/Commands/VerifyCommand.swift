@@ -53,10 +53,10 @@ struct VerifyCommand: AsyncParsableCommand {
 
     /// What the operator can change when the failure is about the options rather than the data.
     private func hint(for error: AppStoreError) -> String {
-        switch error.code {
-        case .unknownApp where bundleId != nil:
-            "; --bundle-id \(bundleId ?? "") is not the app this payload names"
-        case .environmentNotAccepted where environment == nil:
+        switch (error.code, bundleId) {
+        case (.unknownApp, let bundleId?):
+            "; --bundle-id \(bundleId) is not the app this payload names"
+        case (.environmentNotAccepted, _) where environment == nil:
             "; only Production and Sandbox are accepted unless --environment names another"
         default:
             ""
