@@ -17,7 +17,8 @@ public struct VerifyReceiptClient: ReceiptValidating {
     private let logger: Logger
 
     /// Creates a client; it does not own `httpClient` (the shared one by default).
-    /// - Why: its shared secret is the default when a call names none; inject an `HTTPClient` to control its lifecycle.
+    /// - Why: its shared secret is the default when a call names none; inject an `HTTPClient` to control
+    ///   its lifecycle, such as one from ``makeHTTPClient()``, which fails fast on a refused connection.
     public init(configuration: Configuration, httpClient: HTTPClient = .shared, logger: Logger = Logger(label: "subledger.appstore.verifyReceipt")) {
         self.configuration = configuration
         self.httpClient = httpClient

@@ -1,4 +1,6 @@
+import AppStore
 import ArgumentParser
+import AsyncHTTPClient
 import Foundation
 import EventStore
 import Hummingbird
@@ -61,13 +63,34 @@ struct ServeCommand: AsyncParsableCommand {
         // Bootstrapped before the ledger exists: the ledger makes its timers once, when it is made.
         let metrics = ProcessMetrics.registry
         let store = try await EventStoreFactory.open(configuration.database, logger: logger)
-        let ledger: SubscriptionLedger
+        // verifyReceipt's connections: refused ones fail at once, so Apple being down is a prompt 502.
+        let appleClient = VerifyReceiptClient.makeHTTPClient()
         do {
-            ledger = try LedgerFactory.makeLedger(configuration, store: store, logger: logger)
+            try await serve(configuration, store: store, appleClient: appleClient, metrics: metrics, logger: logger, signals: signals, onServerRunning: onServerRunning)
         } catch {
+            // The HTTP server could not bind, a migration failed...: that is what the process
+            // reports, after closing the store (an open SQLite connection ends a debug build).
+            try? await appleClient.shutdown()
             try? await store.shutdown()
             throw error
         }
+        // Every service has ended, so no request is left to use the store or the client.
+        try await appleClient.shutdown()
+        try await store.shutdown()
+        logger.info("stopped")
+    }
+
+    /// Runs the service group on an open store and client; the caller closes both.
+    private static func serve(
+        _ configuration: SubledgerConfiguration,
+        store: any EventStore,
+        appleClient: HTTPClient,
+        metrics: PrometheusCollectorRegistry,
+        logger: Logger,
+        signals: [UnixSignal],
+        onServerRunning: (@Sendable (Int) async -> Void)?
+    ) async throws {
+        let ledger = try LedgerFactory.makeLedger(configuration, store: store, httpClient: appleClient, logger: logger)
         if configuration.apiKeys.isEmpty {
             logger.notice("no API keys configured (auth.keys): authenticated endpoints answer 401; see subledger keys generate")
         }
@@ -112,16 +135,6 @@ struct ServeCommand: AsyncParsableCommand {
         // A graceful stop waits for requests in flight, but not for ever: a slow client reading the
         // NDJSON feed held a stop for 88 seconds. After this the rest is cancelled.
         groupConfiguration.maximumGracefulShutdownDuration = Self.maximumGracefulShutdown
-        do {
-            try await ServiceGroup(configuration: groupConfiguration).run()
-        } catch {
-            // The HTTP server could not bind, a migration failed...: that is what the process
-            // reports, after closing the store (an open SQLite connection ends a debug build).
-            try? await store.shutdown()
-            throw error
-        }
-        // Every service has ended, so no request is left to use the store.
-        try await store.shutdown()
-        logger.info("stopped")
+        try await ServiceGroup(configuration: groupConfiguration).run()
     }
 }

@@ -1,4 +1,5 @@
 import AppStore
+import AsyncHTTPClient
 import EventStore
 import Foundation
 import Ledger
@@ -7,7 +8,10 @@ import Logging
 /// Builds the ledger's collaborators from the configuration: the verifier (Apple Root CA - G3 plus any
 /// configured roots), the verifyReceipt client and the domain settings.
 enum LedgerFactory {
-    static func makeLedger(_ configuration: SubledgerConfiguration, store: any EventStore, logger: Logger) throws -> SubscriptionLedger {
+    /// `httpClient` carries the verifyReceipt calls; the caller owns it (see `VerifyReceiptClient.makeHTTPClient()`).
+    static func makeLedger(
+        _ configuration: SubledgerConfiguration, store: any EventStore, httpClient: HTTPClient, logger: Logger
+    ) throws -> SubscriptionLedger {
         var roots = [try TrustAnchors.appleRootCAG3()]
         for path in configuration.trustedRoots {
             do {
@@ -38,6 +42,7 @@ enum LedgerFactory {
                 sandboxURL: configuration.verifyReceiptSandboxURL,
                 sharedSecret: configuration.verifyReceiptSharedSecret ?? configuration.apps.lazy.compactMap(\.sharedSecret).first
             ),
+            httpClient: httpClient,
             logger: logger
         )
         var secrets: [String: String] = [:]

@@ -54,6 +54,39 @@ struct ServeProcessTests {
         }
     }
 
+    /// With verifyReceipt refusing connections, a receipt submission is answered 502 once the
+    /// client's own attempts are spent (about 1.5 s of backoff), not after each attempt's whole
+    /// 15-second deadline: the shared HTTP client retried a refused connection inside its pool, and
+    /// this answer took about 46 seconds.
+    @Test func aReceiptWhileVerifyReceiptRefusesConnectionsIsAPromptBadGateway() async throws {
+        try await withTemporaryDirectory { directory in
+            let yaml = """
+                auth:
+                  keys:
+                    - { name: backend, scopes: [ingest], sha256: \(TestAPIKey.sha256) }
+                apple:
+                  verify_receipt: { production_url: "http://127.0.0.1:9/verifyReceipt", sandbox_url: "http://127.0.0.1:9/verifyReceipt" }
+
+                """
+            try yaml.write(to: directory.appendingPathComponent("subledger.yaml"), atomically: true, encoding: .utf8)
+            let server = try SubledgerProcess(["serve"], in: directory, environment: ["SUBLEDGER_HTTP_PORT": "0"])
+            let port = try await server.waitForPort()
+            let started = ContinuousClock.now
+            let answer = try await httpRequest(
+                "http://127.0.0.1:\(port)/v1/apple/receipts", bearer: TestAPIKey.secret, method: .POST,
+                json: Data(#"{"user_id":"u1","receipt_data":"MIIabc"}"#.utf8)
+            )
+            let waited = ContinuousClock.now - started
+            #expect(answer.status == 502, "\(answer.body)")
+            #expect(answer.body.contains(#""code":"apple_unavailable""#), "\(answer.body)")
+            // Three attempts, each refused at once; one attempt's deadline alone is 15 s.
+            #expect(waited < .seconds(12), "answered after \(waited)")
+            #expect(server.standardError.contains("verifyReceipt transient failure"), "\(server.standardError)")
+            server.signal(SIGTERM)
+            #expect(try await server.waitForExit() == 0)
+        }
+    }
+
     /// A configuration file that cannot be read is a refused configuration too (64), named, not a
     /// failure of the work (1) with Foundation's error text.
     @Test func aConfigurationFileThatCannotBeReadIsRefusedNamingIt() async throws {

@@ -154,7 +154,7 @@ struct ConfigurationLoaderTests {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("nested-\(UUID().uuidString).sqlite").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let store = try await SQLiteEventStore.open(path: path)
-        let ledger = try LedgerFactory.makeLedger(fromFile, store: store, logger: Logger(label: "test"))
+        let ledger = try LedgerFactory.makeLedger(fromFile, store: store, httpClient: .shared, logger: Logger(label: "test"))
         #expect(ledger.verifier.configuration.checksNestedSignatures)
         try await store.shutdown()
     }
