@@ -49,6 +49,9 @@ public struct EventStoreError: Error, Sendable, Hashable, CustomStringConvertibl
         /// Events were appended after a rebuild's fold read the history, so its read models would
         /// miss them and were not swapped in.
         public static let rebuildOutdated = Code("rebuild_outdated")
+        /// A rebuild's swap did not get the read models' lock: a long transaction held them. Nothing
+        /// was changed; every other request would have queued behind a longer wait.
+        public static let rebuildBlocked = Code("rebuild_blocked")
     }
 }
 

@@ -804,11 +804,51 @@ public final class PostgresEventStore: EventStore {
                     }
                 }
             }
+            for attempt in 1...Self.swapLockAttempts {
+                guard try await swapRebuild(foldedEvents: foldedEvents) else {
+                    logger.warning(
+                        "rebuild: the read models stayed in use, the swap waits again",
+                        metadata: ["attempt": "\(attempt)", "waited": "\(Self.swapLockWait)"]
+                    )
+                    if attempt < Self.swapLockAttempts { try await Task.sleep(for: Self.swapLockPause) }
+                    continue
+                }
+                return
+            }
+            try? await connections.withConnection { connection in
+                _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.dropRebuild), logger: logger)
+            }
+            throw EventStoreError(
+                .rebuildBlocked,
+                "the read models stayed in use through \(Self.swapLockAttempts) waits of \(Self.swapLockWait) for the swap's lock (a long transaction holds the projections table: see pg_stat_activity); nothing was changed: rebuild again once it ends"
+            )
+        }
+    }
+
+    /// How long one swap waits for the read models' lock, in whole seconds. Every read and write of
+    /// them queues behind a waiting swap, so the wait is short and tried again after a pause that
+    /// lets them through.
+    static let swapLockWait: Duration = .seconds(1)
+    /// How many times the swap waits for its lock before giving up.
+    static let swapLockAttempts = 3
+    /// The pause between two waits, in which the requests queued behind the swap go on.
+    static let swapLockPause: Duration = .milliseconds(500)
+
+    /// The swap's transaction: locks the read models, checks the events folded are all there is and
+    /// renames the filled table in. False when the lock did not come within ``swapLockWait``.
+    private func swapRebuild(foldedEvents: Int) async throws -> Bool {
+        struct LockNotGranted: Error {}
+        do {
             try await connections.withConnection { connection in
                 do {
                     try await connection.withTransaction(logger: logger) { connection in
-                        for statement in PostgresSQL.lockForSwap {
-                            _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                        _ = try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL lock_timeout = '\(Self.swapLockWait.components.seconds)s'"), logger: logger)
+                        do {
+                            for statement in PostgresSQL.lockForSwap {
+                                _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                            }
+                        } catch let error as PSQLError where error.sqlState == "55P03" {
+                            throw LockNotGranted()
                         }
                         var stored = 0
                         for try await count in try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.eventCount), logger: logger).decode(Int64.self) {
@@ -829,6 +869,9 @@ public final class PostgresEventStore: EventStore {
                     throw error
                 }
             }
+            return true
+        } catch is LockNotGranted {
+            return false
         }
     }
 

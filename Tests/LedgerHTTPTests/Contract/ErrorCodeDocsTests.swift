@@ -71,6 +71,7 @@ struct ErrorCodeDocsTests {
         let storeErrors: [EventStoreError.Code] = [
             .versionConflict, .invalidEvent, .storageUnavailable, .migrationChecksumMismatch, .unknownMigration,
             .checkpointConflict, .invalidDatabaseURL, .writeRace, .databaseError, .rebuildOutdated,
+            .rebuildBlocked,
         ]
         let store = try Self.codes(in: "Sources/EventStore/Errors", matching: #"Code\("([a-z_]+)"\)"#)
         #expect(Set(storeErrors.map(\.rawValue)) == store, "name every EventStoreError code here")
