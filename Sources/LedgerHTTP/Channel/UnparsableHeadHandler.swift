@@ -124,12 +124,15 @@ final class UnparsableHeadHandler: ChannelDuplexHandler, RemovableChannelHandler
         }
     }
 
-    /// 431 for a head over the configured size limits, 400 for anything else that is not HTTP/1.1.
+    /// 431 for a head over the parser's size limits, 400 for anything else that is not HTTP/1.1.
+    ///
+    /// The parser counts the URL as one more field of the head and reports its overflow the same
+    /// way, so a URL over the limit is a 431 too, not a 414: the detail says so.
     static func problem(for error: HTTPParserError) -> Problem {
         if case .headerOverflow = error {
             return Problem(
                 status: .requestHeaderFieldsTooLarge, code: "headers_too_large", title: "Request headers too large",
-                detail: "the request's header fields exceed the server's limits"
+                detail: "the request's head exceeds the server's limits: the URL, each header field and all of them together must stay within 80 KiB"
             )
         }
         return Problem(
