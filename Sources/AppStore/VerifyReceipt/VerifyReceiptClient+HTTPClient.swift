@@ -8,6 +8,9 @@ extension VerifyReceiptClient {
     /// - Why: the client already retries each URL with backoff. With the pool's own retries on (the
     ///   shared client's default), a refused connection was retried until each attempt's whole
     ///   deadline, so an unreachable Apple held a receipt submission about 46 seconds before its 502.
+    ///   The cost: one failed connection attempt fails every request then waiting for that host, and
+    ///   each of them spends one of its attempts on it.
+    /// - Note: a host that does not answer at all still takes the connect timeout on each attempt.
     public static var httpClientConfiguration: HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.retryConnectionEstablishment = false

@@ -806,11 +806,13 @@ public final class PostgresEventStore: EventStore {
             }
             for attempt in 1...Self.swapLockAttempts {
                 guard try await swapRebuild(foldedEvents: foldedEvents) else {
-                    logger.warning(
-                        "rebuild: the read models stayed in use, the swap waits again",
-                        metadata: ["attempt": "\(attempt)", "waited": "\(Self.swapLockWait)"]
-                    )
-                    if attempt < Self.swapLockAttempts { try await Task.sleep(for: Self.swapLockPause) }
+                    if attempt < Self.swapLockAttempts {
+                        logger.warning(
+                            "rebuild: the read models stayed in use, the swap waits again",
+                            metadata: ["attempt": "\(attempt)", "waited": "\(Self.swapLockWait)"]
+                        )
+                        try await Task.sleep(for: Self.swapLockPause)
+                    }
                     continue
                 }
                 return
@@ -825,9 +827,8 @@ public final class PostgresEventStore: EventStore {
         }
     }
 
-    /// How long one swap waits for the read models' lock, in whole seconds. Every read and write of
-    /// them queues behind a waiting swap, so the wait is short and tried again after a pause that
-    /// lets them through.
+    /// How long one swap waits for the read models' lock. Every read and write of them queues behind
+    /// a waiting swap, so the wait is short and tried again after a pause that lets them through.
     static let swapLockWait: Duration = .seconds(1)
     /// How many times the swap waits for its lock before giving up.
     static let swapLockAttempts = 3
@@ -842,7 +843,10 @@ public final class PostgresEventStore: EventStore {
             try await connections.withConnection { connection in
                 do {
                     try await connection.withTransaction(logger: logger) { connection in
-                        _ = try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL lock_timeout = '\(Self.swapLockWait.components.seconds)s'"), logger: logger)
+                        // In milliseconds, at least 1: a lock_timeout of 0 would wait for ever.
+                        let (seconds, attoseconds) = Self.swapLockWait.components
+                        let milliseconds = max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+                        _ = try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL lock_timeout = '\(milliseconds)ms'"), logger: logger)
                         do {
                             for statement in PostgresSQL.lockForSwap {
                                 _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)

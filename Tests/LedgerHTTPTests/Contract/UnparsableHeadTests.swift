@@ -9,6 +9,7 @@ struct UnparsableHeadTests {
         ("not HTTP", "HELLO THERE\r\n\r\n", 400, "malformed_request"),
         ("a bad header line", "GET /health HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n", 400, "malformed_request"),
         ("a head over the size limit", "GET /health HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 200_000))\r\n\r\n", 431, "headers_too_large"),
+        ("more header fields than allowed", "GET /health HTTP/1.1\r\nHost: x\r\n\(String(repeating: "X-A: b\r\n", count: 1_100))\r\n", 431, "headers_too_large"),
         ("a URL over the size limit", "GET /v1/users/\(String(repeating: "a", count: 100_000))/entitlements HTTP/1.1\r\nHost: x\r\n\r\n", 431, "headers_too_large"),
     ])
     func anUnparsableHeadGetsAProblemAndTheConnectionCloses(_ what: String, _ head: String, _ status: Int, _ code: String) async throws {
