@@ -118,7 +118,9 @@ public protocol EventStore: Sendable {
     ///
     /// `foldedEvents` is how many events the documents were folded from. The swap holds off writers
     /// of read models and counts the events first; if there are more, the documents would miss
-    /// facts, so nothing changes and it throws `EventStoreError.Code.rebuildOutdated`.
+    /// facts, so nothing changes and it throws `EventStoreError.Code.rebuildOutdated`. A store whose
+    /// swap waits for other transactions gives up after a bounded wait, changing nothing, with
+    /// `EventStoreError.Code.rebuildBlocked` (PostgreSQL: three waits of 1 s).
     func replaceProjections(with documents: [ProjectionDocument], foldedEvents: Int) async throws
 
     /// How many events the store holds.

@@ -102,7 +102,11 @@ public enum LedgerApplication {
                         RequestDeadlineHandler(timeout: Self.timeAmount(settings.requestTimeout), logger: logger),
                         WriteStallHandler(timeout: Self.timeAmount(settings.requestTimeout), logger: logger),
                     ],
-                    idleTimeout: Self.timeAmount(settings.idleTimeout)
+                    idleTimeout: Self.timeAmount(settings.idleTimeout),
+                    httpDecoderConfiguration: .init(
+                        maxHeaderFieldSize: RequestHeadLimits.fieldBytes, maxHeaderListSize: RequestHeadLimits.headBytes,
+                        maxHeaderFieldCount: RequestHeadLimits.fieldCount
+                    )
                 )), limit: connections)
             },
             configuration: .init(

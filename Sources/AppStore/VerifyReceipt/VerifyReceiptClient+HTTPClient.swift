@@ -10,7 +10,8 @@ extension VerifyReceiptClient {
     ///   deadline, so an unreachable Apple held a receipt submission about 46 seconds before its 502.
     ///   The cost: one failed connection attempt fails every request then waiting for that host, and
     ///   each of them spends one of its attempts on it.
-    /// - Note: a host that does not answer at all still takes the connect timeout on each attempt.
+    /// - Note: a host that does not accept the connection still takes the connect timeout on each
+    ///   attempt, and one that accepts it and never answers the whole `requestTimeout`.
     public static var httpClientConfiguration: HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.retryConnectionEstablishment = false

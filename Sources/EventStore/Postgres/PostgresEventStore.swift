@@ -843,10 +843,9 @@ public final class PostgresEventStore: EventStore {
             try await connections.withConnection { connection in
                 do {
                     try await connection.withTransaction(logger: logger) { connection in
-                        // In milliseconds, at least 1: a lock_timeout of 0 would wait for ever.
                         let (seconds, attoseconds) = Self.swapLockWait.components
-                        let milliseconds = max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
-                        _ = try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL lock_timeout = '\(milliseconds)ms'"), logger: logger)
+                        let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+                        _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.lockTimeout(milliseconds: milliseconds)), logger: logger)
                         do {
                             for statement in PostgresSQL.lockForSwap {
                                 _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)

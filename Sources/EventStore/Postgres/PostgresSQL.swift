@@ -253,6 +253,12 @@ enum PostgresSQL {
         INSERT INTO projections_rebuild (model, key, data)
         SELECT d.model, d.key, d.data FROM unnest($1::text[], $2::text[], $3::text[]) AS d(model, key, data)
         """
+    /// How long the rest of the transaction waits for a lock before failing with 55P03
+    /// (`lock_not_available`); at least 1 ms, since 0 would wait for ever.
+    static func lockTimeout(milliseconds: Int64) -> String {
+        "SET LOCAL lock_timeout = '\(max(1, milliseconds))ms'"
+    }
+
     /// What the swap's transaction holds before it counts the events: the read models. Every
     /// transaction that appends updates them in the same transaction, so once this lock is granted,
     /// each one that touched the old read models has committed (and is counted), and any other

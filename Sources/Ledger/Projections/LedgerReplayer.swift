@@ -160,7 +160,9 @@ public struct LedgerReplayer: Sendable {
     /// Rebuilds every read model from the events and swaps them in.
     ///
     /// Throws `EventStoreError` with code `rebuild_outdated`, changing nothing, when events were
-    /// appended after the fold read the history: its read models would miss their facts.
+    /// appended after the fold read the history: its read models would miss their facts. On
+    /// PostgreSQL, `rebuild_blocked` when a long transaction holds the read models through the
+    /// swap's three 1-second waits; nothing changes then either.
     public func rebuild(progress: (@Sendable (Progress) -> Void)? = nil) async throws -> Report {
         let (documents, events) = try await fold(progress: progress)
         progress?(Progress(events: events, totalEvents: events, phase: .swapping(documents: documents.count)))

@@ -9,7 +9,9 @@ struct ReplayCommand: AsyncParsableCommand {
         abstract: "Rebuild the read models from the events and swap them in (--check: compare only, exit 1 on any difference).",
         discussion: """
             Run it while no ingestion runs (stop subledger serve first): if events are appended during the fold, \
-            replay changes nothing and exits 1, and a check warns that its differences may be theirs.
+            replay changes nothing and exits 1, and a check warns that its differences may be theirs. On PostgreSQL \
+            the swap waits at most three times 1 s for the read models' lock; if a long transaction holds them, \
+            replay changes nothing and exits 1.
             """
     )
 

@@ -26,6 +26,21 @@ struct UnparsableHeadTests {
         }
     }
 
+    /// A head at the documented limits is served: 1,000 header fields, and a URL of almost 80 KiB.
+    @Test func aHeadAtTheLimitsIsServed() async throws {
+        let fields = "GET /health HTTP/1.1\r\nHost: x\r\n\(String(repeating: "X-A: b\r\n", count: 999))\r\n"
+        let url = "GET /health?\(String(repeating: "a", count: 80 * 1024 - 20)) HTTP/1.1\r\nHost: x\r\n\r\n"
+        for head in [fields, url] {
+            try await RawConnection.withServer(idleTimeout: .seconds(30), requestTimeout: .seconds(60)) { channel, _, _ in
+                let answers = ReadRecorder()
+                try await channel.pipeline.addHandler(answers).get()
+                try await channel.writeAndFlush(ByteBuffer(string: head)).get()
+                let answer = try await answers.waitForAnswer(after: 0).text
+                #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer.prefix(200))")
+            }
+        }
+    }
+
     /// On a keep-alive connection the answered request keeps its 200; the bad head after it gets the
     /// problem.
     @Test func aBadHeadAfterAnAnsweredRequestGetsItsOwnProblem() async throws {

@@ -135,7 +135,7 @@ struct ReplayTests {
     /// after its three short waits instead of holding every request behind it for as long as that
     /// transaction lasts. Nothing changes and no filled table is left; once the transaction ends
     /// the same swap goes through.
-    @Test(.enabled(if: TestDatabases.dialects.contains(.postgres)))
+    @Test(.enabled(if: TestDatabases.dialects.contains(.postgres)), .timeLimit(.minutes(2)))
     func aSwapThatCannotGetTheReadModelsLockGivesUpAndChangesNothing() async throws {
         try await H.run(dialect: .postgres) { h in
             try await Self.mixedWorkload(h)
@@ -159,12 +159,16 @@ struct ReplayTests {
                     }
                 }
                 for await _ in held { break }
+                let started = ContinuousClock.now
                 await #expect {
                     _ = try await replayer.swapIn(documents, foldedEvents: folded)
                 } throws: { error in
                     guard let blocked = error as? EventStoreError, blocked.code == .rebuildBlocked else { return false }
                     return blocked.message.contains("3 waits of 1.0 seconds")
                 }
+                // Three waits of 1 s and two pauses of 0.5 s: a wait cut short would give up sooner.
+                let waited = ContinuousClock.now - started
+                #expect(waited >= .milliseconds(3500), "gave up after \(waited)")
                 end.finish()
                 try await group.waitForAll()
             }
