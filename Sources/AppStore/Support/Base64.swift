@@ -81,4 +81,21 @@ enum Base64 {
         var text = text
         return text.withUTF8 { decode($0) }
     }
+
+    /// Whether `text` is spelled as standard base64 with its padding (`+/`, a length divisible by
+    /// four), the one spelling RFC 7515 gives `x5c` entries. With ``decode(_:)-(String)``'s check
+    /// of the unused bits, each DER then has exactly one accepted text.
+    static func isPaddedStandard(_ text: String) -> Bool {
+        let bytes = text.utf8
+        guard bytes.count % 4 == 0 else { return false }
+        var padding = 0
+        for byte in bytes {
+            if byte == UInt8(ascii: "=") {
+                padding += 1
+            } else if padding > 0 || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") {
+                return false
+            }
+        }
+        return padding <= 2
+    }
 }

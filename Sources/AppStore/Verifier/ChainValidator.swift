@@ -81,8 +81,10 @@ struct ChainValidator: Sendable {
     }
 
     private func parse(_ text: String, role: String) throws -> (Certificate, [UInt8]) {
-        guard let der = Base64.decode(text) else {
-            throw AppStoreError(.invalidCertificate, "x5c \(role) certificate is not base64")
+        // One text per certificate: the cache is keyed by the text, so other spellings of Apple's
+        // public certificates would each miss it, be validated and evict the chains in use.
+        guard Base64.isPaddedStandard(text), let der = Base64.decode(text) else {
+            throw AppStoreError(.invalidCertificate, "x5c \(role) certificate is not standard base64 with padding (RFC 7515, section 4.1.6)")
         }
         do {
             return (try Certificate(derEncoded: der), der)

@@ -5,8 +5,9 @@ import Synchronization
 /// Building and checking a P-384 chain costs about ten times the ES256 signature check; App
 /// Store data is signed by a handful of leaves, so after the first JWS the cost is only the
 /// validity-window check and the signature. Keys are the `x5c` base64 texts of the leaf and
-/// intermediate, which determine their DER bytes exactly (two spellings of the same DER would
-/// only cost a miss). Eviction scans the entries, which is cheap at the intended sizes (tens).
+/// intermediate; `ChainValidator` accepts only standard, padded base64, so each DER has one key
+/// and other spellings cannot push the chains in use out. Eviction scans the entries, which is
+/// cheap at the intended sizes (tens).
 final class ValidatedChainCache: Sendable {
     /// The cache key: the two certificates as they appear in `x5c`.
     ///

@@ -206,6 +206,11 @@ struct ConfigurationLoaderTests {
         // Still refused when the environment overrides it: the file is shared and committed.
         #expect(refusedKey(yaml, environment: ["SUBLEDGER_DATABASE_URL": "postgres://ledger:hunter2@db:5432/ledger"]) == "database.url")
         #expect(refusedKey("apple:\n  apps:\n    - { bundle_id: a, environments: [Xcode], allow_unsigned_local: true }") == nil)
+        #expect(refusedKey("apple:\n  apps:\n    - { bundle_id: a, environments: [Xcode, Sandbox], allow_unsigned_local: true }") == nil)
+        // Unsigned data beside Production could rewrite a paying user's subscription: refused, in
+        // one app or across two.
+        #expect(refusedKey("apple:\n  apps:\n    - { bundle_id: a, app_apple_id: 1, environments: [Production, Xcode], allow_unsigned_local: true }") == "apple.apps[0].allow_unsigned_local")
+        #expect(refusedKey("apple:\n  apps:\n    - { bundle_id: p, app_apple_id: 1 }\n    - { bundle_id: d, environments: [Xcode], allow_unsigned_local: true }") == "apple.apps[1].allow_unsigned_local")
         #expect(refusedKey("", environment: ["SUBLEDGER_APPLE_VERIFY_RECEIPT_SANDBOX_URL": "http://127.0.0.1:9/verifyReceipt"]) == nil)
         #expect(refusedKey("", environment: ["SUBLEDGER_APPLE_VERIFY_RECEIPT_SANDBOX_URL": "localhost:9"]) == "SUBLEDGER_APPLE_VERIFY_RECEIPT_SANDBOX_URL")
     }
