@@ -186,8 +186,19 @@ public final class SubscriptionLedger: Sendable {
         var renewals: [RenewalObservation] = []
         if let signedRenewalInfo {
             let renewal = try await verifier.verifyRenewalInfo(signedRenewalInfo, bundleId: verified.payload.bundleId, now: now)
-            if let other = renewal.payload.originalTransactionId, other != transaction.originalTransactionId {
-                throw LedgerError(.malformedBody, "signed_renewal_info is for subscription \(other), not the transaction's \(transaction.originalTransactionId)")
+            // The two parts are verified apart: each must be about the same subscription in the same
+            // environment, or one could bring another subscription's (or environment's) renewal state.
+            guard let other = renewal.payload.originalTransactionId, other == transaction.originalTransactionId else {
+                throw LedgerError(
+                    .malformedBody,
+                    "signed_renewal_info is for subscription \(renewal.payload.originalTransactionId ?? "(none named)"), not the transaction's \(transaction.originalTransactionId)"
+                )
+            }
+            guard renewal.facts.environment == verified.facts.environment else {
+                throw LedgerError(
+                    .malformedBody,
+                    "signed_renewal_info is from the \(renewal.facts.environment.rawValue) environment, the transaction from \(verified.facts.environment.rawValue)"
+                )
             }
             if let observation = Normalizer.observation(renewal.payload, fallback: Timestamp.milliseconds(now)) {
                 renewals.append(observation)

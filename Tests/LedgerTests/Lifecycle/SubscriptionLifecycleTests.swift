@@ -240,6 +240,26 @@ struct SubscriptionLifecycleTests {
         }
     }
 
+    /// A submission's transaction and renewal info are verified apart, so they must agree: renewal
+    /// info about another subscription, naming none, or from another environment is refused and
+    /// records nothing; the same pair agreeing is recorded.
+    @Test func aSubmittedRenewalInfoMustBeAboutTheTransactionsSubscriptionAndEnvironment() async throws {
+        try await H.run { h in
+            let transaction = H.transaction("1001", original: "1000", purchased: 1, expires: 31)
+            var unnamed = H.renewal(signed: 1)
+            unnamed.originalTransactionId = nil
+            var production = H.renewal(signed: 1)
+            production.environment = .production
+            for renewal in [H.renewal(original: "2000", signed: 1), unnamed, production] {
+                try await h.expectRefusal(.malformedBody) {
+                    try await h.submit(user: "u1", transaction, renewal: renewal, at: 1)
+                }
+            }
+            let accepted = try await h.submit(user: "u1", transaction, renewal: H.renewal(autoRenew: false, signed: 1), at: 1)
+            #expect(accepted.subscriptions.first?.willRenew == false)
+        }
+    }
+
     /// A grant's or a revocation's reason is kept in the user's document, which PostgreSQL reads as
     /// jsonb: control characters other than tabs and line breaks are refused, U+0000 above all.
     @Test(arguments: TestDatabases.dialects)
