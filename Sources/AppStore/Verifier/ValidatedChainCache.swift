@@ -6,8 +6,9 @@ import Synchronization
 /// Store data is signed by a handful of leaves, so after the first JWS the cost is only the
 /// validity-window check and the signature. Keys are the `x5c` base64 texts of the leaf and
 /// intermediate; `ChainValidator` accepts only standard, padded base64, so each DER has one key
-/// and other spellings cannot push the chains in use out. Eviction scans the entries, which is
-/// cheap at the intended sizes (tens).
+/// and respelling a certificate cannot push the chains in use out (other genuine Apple chains,
+/// few as they are, still take a place each). Eviction scans the entries, which is cheap at the
+/// intended sizes (tens).
 final class ValidatedChainCache: Sendable {
     /// The cache key: the two certificates as they appear in `x5c`.
     ///

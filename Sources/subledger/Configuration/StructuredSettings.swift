@@ -50,14 +50,14 @@ enum StructuredSettings {
                 }
                 return SubledgerConfiguration.AppSettings(bundleId: bundleId, appAppleId: appAppleId, environments: environments, sharedSecret: secret, allowUnsignedLocal: unsigned)
             }
-            // Unsigned data proves nothing, the V2 webhook takes it from anyone, and a subscription is
+            // Data whose signature is not checked proves nothing, the V2 webhook takes it from anyone, and a subscription is
             // found by its original transaction id alone: accepted beside Production, a forged Xcode
             // notification could move or revoke a paying user's subscription.
             if let local = configuration.apps.firstIndex(where: \.allowUnsignedLocal),
                let production = configuration.apps.firstIndex(where: { $0.environments.contains("Production") }) {
                 throw ConfigurationError(
                     key: "apple.apps[\(local)].allow_unsigned_local",
-                    message: "accepts Xcode and LocalTesting data, which nobody signs and anyone who reaches the V2 webhook can post naming any subscription; refused while apple.apps[\(production)] (\(configuration.apps[production].bundleId)) accepts Production: test locally on a deployment of its own"
+                    message: "accepts Xcode and LocalTesting data, which Apple does not sign (its signature is never checked) and anyone who reaches the V2 webhook can post naming any subscription; refused while apple.apps[\(production)] (\(configuration.apps[production].bundleId)) accepts Production: test locally on a deployment of its own"
                 )
             }
         }

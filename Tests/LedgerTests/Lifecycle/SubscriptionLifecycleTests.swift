@@ -255,8 +255,9 @@ struct SubscriptionLifecycleTests {
                     try await h.submit(user: "u1", transaction, renewal: renewal, at: 1)
                 }
             }
-            let accepted = try await h.submit(user: "u1", transaction, renewal: H.renewal(autoRenew: false, signed: 1), at: 1)
-            #expect(accepted.subscriptions.first?.willRenew == false)
+            // Without renewal info `will_renew` is false: true shows the renewal info was recorded.
+            let accepted = try await h.submit(user: "u1", transaction, renewal: H.renewal(autoRenew: true, signed: 1), at: 1)
+            #expect(accepted.subscriptions.first?.willRenew == true)
         }
     }
 
