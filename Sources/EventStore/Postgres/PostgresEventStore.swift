@@ -805,17 +805,13 @@ public final class PostgresEventStore: EventStore {
                 }
             }
             for attempt in 1...Self.swapLockAttempts {
-                guard try await swapRebuild(foldedEvents: foldedEvents) else {
-                    if attempt < Self.swapLockAttempts {
-                        logger.warning(
-                            "rebuild: the read models stayed in use, the swap waits again",
-                            metadata: ["attempt": "\(attempt)", "waited": "\(Self.swapLockWait)"]
-                        )
-                        try await Task.sleep(for: Self.swapLockPause)
-                    }
-                    continue
-                }
-                return
+                if try await swapRebuild(foldedEvents: foldedEvents) { return }
+                guard attempt < Self.swapLockAttempts else { break }
+                logger.warning(
+                    "rebuild: the read models stayed in use, the swap waits again",
+                    metadata: ["attempt": "\(attempt)", "waited": "\(Self.swapLockWait)"]
+                )
+                try await Task.sleep(for: Self.swapLockPause)
             }
             try? await connections.withConnection { connection in
                 _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.dropRebuild), logger: logger)
@@ -843,9 +839,7 @@ public final class PostgresEventStore: EventStore {
             try await connections.withConnection { connection in
                 do {
                     try await connection.withTransaction(logger: logger) { connection in
-                        let (seconds, attoseconds) = Self.swapLockWait.components
-                        let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
-                        _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.lockTimeout(milliseconds: milliseconds)), logger: logger)
+                        _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.lockTimeout(Self.swapLockWait)), logger: logger)
                         do {
                             for statement in PostgresSQL.lockForSwap {
                                 _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)

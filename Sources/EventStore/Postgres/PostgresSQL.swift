@@ -254,9 +254,10 @@ enum PostgresSQL {
         SELECT d.model, d.key, d.data FROM unnest($1::text[], $2::text[], $3::text[]) AS d(model, key, data)
         """
     /// How long the rest of the transaction waits for a lock before failing with 55P03
-    /// (`lock_not_available`); at least 1 ms, since 0 would wait for ever.
-    static func lockTimeout(milliseconds: Int64) -> String {
-        "SET LOCAL lock_timeout = '\(max(1, milliseconds))ms'"
+    /// (`lock_not_available`), in whole milliseconds and at least 1, since 0 would wait for ever.
+    static func lockTimeout(_ wait: Duration) -> String {
+        let (seconds, attoseconds) = wait.components
+        return "SET LOCAL lock_timeout = '\(max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000))ms'"
     }
 
     /// What the swap's transaction holds before it counts the events: the read models. Every

@@ -50,9 +50,9 @@ enum StructuredSettings {
                 }
                 return SubledgerConfiguration.AppSettings(bundleId: bundleId, appAppleId: appAppleId, environments: environments, sharedSecret: secret, allowUnsignedLocal: unsigned)
             }
-            // Data whose signature is not checked proves nothing, the V2 webhook takes it from anyone, and a subscription is
-            // found by its original transaction id alone: accepted beside Production, a forged Xcode
-            // notification could move or revoke a paying user's subscription.
+            // Data whose signature is not checked proves nothing, the V2 webhook takes it from anyone,
+            // and a subscription is found by its original transaction id alone: accepted beside
+            // Production, a forged Xcode notification could move or revoke a paying user's subscription.
             if let local = configuration.apps.firstIndex(where: \.allowUnsignedLocal),
                let production = configuration.apps.firstIndex(where: { $0.environments.contains("Production") }) {
                 throw ConfigurationError(
