@@ -64,7 +64,7 @@ public enum LedgerApplication {
             RequestIDMiddleware()
             // Requests by route and status, and their duration (swift-metrics; Prometheus in serve).
             RequestMetricsMiddleware()
-            ProblemMiddleware()
+            ProblemMiddleware(schema: SchemaDiagnosis(store: store))
         }
         HealthRoutes(store: store).register(on: router)
         if let metrics {

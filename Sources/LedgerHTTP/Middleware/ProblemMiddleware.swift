@@ -4,14 +4,20 @@ import Logging
 /// Turns every error a route throws into an `application/problem+json` response with a stable code,
 /// and logs it with the request id.
 public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
-    /// Creates the middleware.
-    public init() {}
+    let schema: SchemaDiagnosis?
+
+    /// Creates the middleware; with `schema`, a store fault caused by missing migrations is answered
+    /// as such (see ``SchemaDiagnosis``).
+    public init(schema: SchemaDiagnosis? = nil) {
+        self.schema = schema
+    }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
         } catch {
-            let problem = Problem(error)
+            var problem = Problem(error)
+            if let schema { problem = await schema.refine(problem) }
             let level: Logger.Level = problem.statusCode >= 500 ? .error : .info
             context.logger.log(level: level, "request failed", metadata: [
                 "code": "\(problem.code)", "status": "\(problem.statusCode)", "error": "\(Problem.bounded("\(error)", to: 4 * Problem.detailLimit))",

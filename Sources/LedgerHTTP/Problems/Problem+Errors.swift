@@ -80,6 +80,14 @@ extension Problem {
         code.split(separator: "_").enumerated().map { $0.offset == 0 ? $0.element.capitalized : String($0.element) }.joined(separator: " ")
     }
 
+    /// The database lacks migrations this build needs (a server started with `--no-migrate` before
+    /// the migrate job ran): transient, so 503 and the migrations to run.
+    static func schemaBehind(_ pending: [Migration], dialect: StorageDialect) -> Problem {
+        .storageUnavailable(
+            "the \(dialect.rawValue) database lacks \(pending.count) migration(s) this build needs (\(pending.map(\.name).joined(separator: ", "))); run subledger migrate"
+        )
+    }
+
     /// A request body that did not decode: the client's fault.
     static func malformedBody(_ error: DecodingError) -> Problem {
         Problem(status: .badRequest, code: "malformed_body", title: "Malformed body", detail: describe(error))

@@ -32,11 +32,7 @@ public struct HealthRoutes: Sendable {
                 throw Problem.storageUnavailable("the \(store.dialect.rawValue) database does not answer: \(error)")
             }
             // Started with migrations off (a separate migrate job): no traffic until the schema is there.
-            guard pending.isEmpty else {
-                throw Problem.storageUnavailable(
-                    "the \(store.dialect.rawValue) database lacks \(pending.count) migration(s) this build needs (\(pending.map(\.name).joined(separator: ", "))); run subledger migrate"
-                )
-            }
+            guard pending.isEmpty else { throw Problem.schemaBehind(pending, dialect: store.dialect) }
             return ProbeStatus(status: "ready", database: store.dialect.rawValue)
         }
     }

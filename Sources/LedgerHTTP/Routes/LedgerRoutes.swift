@@ -11,12 +11,14 @@ public struct LedgerRoutes: Sendable {
     let ledger: SubscriptionLedger
     let authenticator: APIKeyAuthenticator
     let clock: any LedgerClock
+    let schema: SchemaDiagnosis
 
     /// Creates the routes over a ledger and the configured API keys.
     public init(ledger: SubscriptionLedger, keys: [APIKey], clock: any LedgerClock = SystemClock()) {
         self.ledger = ledger
         self.authenticator = APIKeyAuthenticator(keys: keys)
         self.clock = clock
+        self.schema = SchemaDiagnosis(store: ledger.store)
     }
 
     /// Adds the routes to a router.
@@ -34,7 +36,7 @@ public struct LedgerRoutes: Sendable {
         }
         v1.post("apple/transactions") { request, context in
             try authenticator.require(.ingest, request)
-            return try await Self.submission("POST /v1/apple/transactions") { source in
+            return try await self.submission("POST /v1/apple/transactions") { source in
                 let body = try await Self.decode(SubmitTransactionRequest.self, request, context)
                 try Self.requireUser(body.user_id)
                 return try await ledger.submitTransaction(
@@ -45,7 +47,7 @@ public struct LedgerRoutes: Sendable {
         }
         v1.post("apple/receipts") { request, context in
             try authenticator.require(.ingest, request)
-            return try await Self.submission("POST /v1/apple/receipts") { source in
+            return try await self.submission("POST /v1/apple/receipts") { source in
                 let body = try await Self.decode(SubmitReceiptRequest.self, request, context)
                 try Self.requireUser(body.user_id)
                 return try await ledger.submitReceipt(
@@ -136,7 +138,7 @@ public struct LedgerRoutes: Sendable {
             Self.countIngest(source, result: outcome)
             return IngestBody(result: outcome, event_id: result.eventID, position: result.position)
         } catch {
-            let problem = Problem(error)
+            let problem = await schema.refine(Problem(error))
             Self.countIngest(source, result: problem.code)
             if (400..<500).contains(problem.statusCode) {
                 do {
@@ -152,15 +154,16 @@ public struct LedgerRoutes: Sendable {
     /// A client's submission (transaction or receipt): answers the user's view, and counts the
     /// outcome in `subledger_ingest_total` as webhooks are counted (`recorded`, `duplicate`, or the
     /// problem's code).
-    private static func submission(
+    private func submission(
         _ source: String, _ submit: (String) async throws -> SubmissionResult
     ) async throws -> EntitlementViewBody {
         do {
             let result = try await submit(source)
-            countIngest(source, result: outcome(isDuplicate: result.isDuplicate))
+            Self.countIngest(source, result: Self.outcome(isDuplicate: result.isDuplicate))
             return EntitlementViewBody(result.entitlements)
         } catch {
-            countIngest(source, result: Problem(error).code)
+            // Counted with the code it is answered with; thrown as it is, so its log line keeps it.
+            Self.countIngest(source, result: await schema.refine(Problem(error)).code)
             throw error
         }
     }

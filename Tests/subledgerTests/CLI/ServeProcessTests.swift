@@ -1,6 +1,7 @@
 import EventStore
 import EventStoreTesting
 import Foundation
+import NIOHTTP1
 import SQLiteNIO
 import Testing
 
@@ -210,9 +211,19 @@ struct ServeProcessTests {
     }
 
     /// Started with migrations off (a separate migrate job), the server is alive but not ready until
-    /// the schema is there, so no traffic reaches tables that do not exist.
+    /// the schema is there, and a request that reaches the missing tables meanwhile is told so as a
+    /// passing 503 (Apple retries), not a 500 with SQL's "no such table".
     @Test func readyIs503UntilTheSchemaIsMigratedWhenServeDoesNotMigrate() async throws {
         try await withTemporaryDirectory { directory in
+            let yaml = """
+                products:
+                  pro.monthly: { entitlements: [pro] }
+                auth:
+                  keys:
+                    - { name: backend, scopes: [read, admin], sha256: \(TestAPIKey.sha256) }
+
+                """
+            try yaml.write(to: directory.appendingPathComponent("subledger.yaml"), atomically: true, encoding: .utf8)
             let server = try SubledgerProcess(["serve"], in: directory, environment: [
                 "SUBLEDGER_HTTP_PORT": "0", "SUBLEDGER_DATABASE_MIGRATE_ON_START": "false",
             ])
@@ -222,8 +233,20 @@ struct ServeProcessTests {
             #expect(notReady.status == 503)
             #expect(notReady.contentType == "application/problem+json")
             #expect(notReady.body.contains("run subledger migrate"))
+            let entitlements = "http://127.0.0.1:\(port)/v1/users/u1/entitlements"
+            let grant = Data(#"{"entitlement": "pro", "expires_at": "2030-01-01T00:00:00Z", "reason": "support"}"#.utf8)
+            for (method, url, body) in [
+                (HTTPMethod.GET, entitlements, nil), (.GET, "http://127.0.0.1:\(port)/v1/events", nil),
+                (.POST, "http://127.0.0.1:\(port)/v1/users/u1/grants", grant),
+            ] {
+                let early = try await httpRequest(url, bearer: TestAPIKey.secret, method: method, json: body)
+                #expect(early.status == 503, "\(method) \(url): \(early.body)")
+                #expect(early.body.contains(#""code":"storage_unavailable""#), "\(early.body)")
+                #expect(early.body.contains("lacks 2 migration(s) this build needs (0001_events.sql, 0002_rejections.sql); run subledger migrate"), "\(early.body)")
+            }
             #expect(try await SubledgerProcess.run(["migrate"], in: directory).status == 0)
             #expect(try await httpRequest("http://127.0.0.1:\(port)/ready").status == 200)
+            #expect(try await httpRequest(entitlements, bearer: TestAPIKey.secret).status == 200)
             server.signal(SIGTERM)
             #expect(try await server.waitForExit() == 0)
         }
