@@ -78,6 +78,26 @@ struct EarlierProductEntitlementTests {
         }
     }
 
+    /// A transaction that says it was upgraded but gives no revocation date no longer grants from
+    /// when Apple said so (Apple: look for another transaction), and still did before then.
+    @Test func anUpgradedPeriodWithoutARevocationDateEndsWhenAppleSaidSo() async throws {
+        try await H.run { h in
+            try await h.submit(user: "u1", H.transaction("1000", product: "basic.monthly", purchased: 0, expires: 30), at: 0)
+            try await h.notify(.didChangeRenewalPref, .upgrade,
+                               transaction: H.transaction("1000", product: "basic.monthly", purchased: 0, expires: 30, signed: 10, upgraded: true),
+                               at: 10)
+            let after = try #require(try await h.chain(at: 11))
+            #expect(after.status == .expired)
+            #expect(after.expiresAt == Day.date(10))
+            #expect(after.revokedAt == nil && after.revocationReason == nil)
+            let basic = try #require(try await h.entitlement("basic", of: "u1", at: 11))
+            #expect(basic.status == "expired" && !basic.active)
+            let before = try #require(try await h.chain(at: 5))
+            #expect(before.status == .active)
+            #expect(before.expiresAt == Day.date(30))
+        }
+    }
+
     /// A submission without renewal info says nothing of the next period: no renewal, no product.
     @Test func withoutRenewalInfoNothingIsSaidOfTheNextPeriod() async throws {
         try await H.run { h in
