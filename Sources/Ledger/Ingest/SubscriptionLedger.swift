@@ -224,6 +224,28 @@ public final class SubscriptionLedger: Sendable {
         return SubmissionResult(entitlements: try await entitlements(userId: userId, at: clock.now()), isDuplicate: result.isDuplicate)
     }
 
+    /// Whose fault verifyReceipt's 21004 (the shared secret sent does not match) is. Apple checks the
+    /// secret against the receipt's own app, so the receipt, read here without Apple, says which:
+    /// one of an app not served here, or of another app than the one named, is the client's (400);
+    /// without `bundle_id`, when the apps' secrets differ, the first app's went and the client can
+    /// name the receipt's app. Only a refusal of the receipt's own app's secret (or of a secret
+    /// configured for verifyReceipt itself) is the server's configuration (500).
+    private func sharedSecretRefusal(receiptData: String, requested: String?) -> LedgerError {
+        // A receipt only Apple can read (an iOS 6 transaction receipt) says nothing here.
+        let receiptApp = (try? AppReceiptParser.parse(base64: receiptData))?.bundleId
+        if let receiptApp, verifier.app(bundleId: receiptApp) == nil {
+            return LedgerError(.unknownApp, "the receipt is for bundle id \(receiptApp), which is not a configured app (verifyReceipt refused the shared secret sent: status 21004)")
+        }
+        if let receiptApp, let requested, receiptApp != requested {
+            return LedgerError(.bundleMismatch, "the receipt is for \(receiptApp), not \(requested) (verifyReceipt refused \(requested)'s shared secret: status 21004)")
+        }
+        if requested == nil, !configuration.hasOwnReceiptSecret, Set(configuration.sharedSecrets.values).count > 1 {
+            let named = receiptApp.map { " (the receipt says \($0))" } ?? ""
+            return LedgerError(.bundleIdRequired, "verifyReceipt refused the default shared secret (status 21004); name the receipt's app with bundle_id\(named) so its secret is sent")
+        }
+        return LedgerError(.sharedSecretRejected, "verifyReceipt answered status 21004: the shared secret sent does not match the app's in App Store Connect")
+    }
+
     /// Validates a legacy receipt through verifyReceipt, records the response for `userId` and links
     /// every chain in it to the user in one transaction, and returns the user's entitlements and
     /// whether the answer was a duplicate.
@@ -252,14 +274,7 @@ public final class SubscriptionLedger: Sendable {
             logger: logger(for: context)
         )
         if response.status == VerifyReceiptStatus.sharedSecretMismatch {
-            // Without `bundle_id` the first app's secret went; when the apps' secrets differ the receipt
-            // may be another app's, which the client can say. A secret configured for verifyReceipt
-            // itself, or the named app's, being refused is the server's configuration.
-            if requested == nil, !configuration.hasOwnReceiptSecret, Set(configuration.sharedSecrets.values).count > 1 {
-                throw LedgerError(.bundleIdRequired, "verifyReceipt refused the default shared secret (status 21004); name the receipt's app with bundle_id so its secret is sent")
-            }
-            // The server's configuration, not the client's receipt.
-            throw LedgerError(.sharedSecretRejected, "verifyReceipt answered status 21004: the shared secret sent does not match the app's in App Store Connect")
+            throw sharedSecretRefusal(receiptData: receiptData, requested: requested)
         }
         guard response.status == VerifyReceiptStatus.valid else {
             throw LedgerError(.invalidReceipt, "verifyReceipt answered status \(response.status.map(String.init) ?? "(none)")")

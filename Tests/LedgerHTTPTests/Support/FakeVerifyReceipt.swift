@@ -7,8 +7,9 @@ import NIOCore
 
 /// A local stand-in for Apple's verifyReceipt: production answers 21007 (a sandbox receipt) for
 /// `sandbox-receipt`, 21005 for `flaky-receipt`, 21004 (wrong shared secret) for
-/// `wrong-secret-receipt`; the sandbox validates it, and answers `consumable-receipt` with a
-/// receipt listing consumable 3500 (`coins.100`), which the app has not finished.
+/// `wrong-secret-receipt` and for a real PKCS#7 receipt (``foreignReceiptPrefix``: another
+/// developer's app, whose secret is not ours); the sandbox validates it, and answers
+/// `consumable-receipt` with a receipt listing consumable 3500 (`coins.100`), which the app has not finished.
 enum FakeVerifyReceipt {
     static let sandboxResponse = """
         {"status":0,"environment":"Sandbox","receipt":{"bundle_id":"com.example.app","request_date_ms":"\(Day.ms(10))","in_app":[]},
@@ -23,11 +24,14 @@ enum FakeVerifyReceipt {
            "purchase_date_ms":"\(Day.ms(1))","is_trial_period":"false"}]}
         """
 
+    /// How the base64 of a PKCS#7 `signedData` receipt begins.
+    static let foreignReceiptPrefix = "MIAGCSqGSIb3DQEHAq"
+
     static func run(_ body: @Sendable (String) async throws -> Void) async throws {
         let router = Router()
         router.post("production") { request, _ -> Response in
             let text = String(buffer: try await request.body.collect(upTo: 1 << 20))
-            let status = text.contains("flaky-receipt") ? 21005 : text.contains("wrong-secret-receipt") ? 21004 : 21007
+            let status = text.contains("flaky-receipt") ? 21005 : text.contains("wrong-secret-receipt") || text.contains(foreignReceiptPrefix) ? 21004 : 21007
             return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: #"{"status":\#(status)}"#)))
         }
         router.post("sandbox") { request, _ -> Response in

@@ -60,13 +60,28 @@ struct LegacyInputTests {
     /// A second configured app, with a secret of its own.
     static let otherApp = "com.example.other"
 
-    /// Runs `body` with this app and ``otherApp`` (taking `otherEnvironments`) configured.
-    static func runWithTwoApps(otherEnvironments: Set<AppStoreEnvironment>, _ body: @Sendable @escaping (H) async throws -> Void) async throws {
+    /// Runs `body` with this app and `other` (taking `otherEnvironments`) configured.
+    static func runWithTwoApps(
+        otherEnvironments: Set<AppStoreEnvironment>, other: String = otherApp, _ body: @Sendable @escaping (H) async throws -> Void
+    ) async throws {
         let apps = [
             AppStoreApp(bundleId: H.bundleId, appAppleId: 1_234_567_890, environments: [.sandbox, .production]),
-            AppStoreApp(bundleId: otherApp, appAppleId: 987, environments: otherEnvironments),
+            AppStoreApp(bundleId: other, appAppleId: 987, environments: otherEnvironments),
         ]
-        try await H.run(sharedSecrets: [H.bundleId: "s3cret", otherApp: "other-secret"], apps: apps, body)
+        try await H.run(sharedSecrets: [H.bundleId: "s3cret", other: "other-secret"], apps: apps, body)
+    }
+
+    /// A real app receipt as Xcode writes it (Apple's public sample, in AppStoreTests' fixtures),
+    /// readable without Apple, and the bundle id it names.
+    static func xcodeReceipt() throws -> String {
+        let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return try String(contentsOf: tests.appendingPathComponent("AppStoreTests/Fixtures/xcode/xcode-app-receipt-empty"), encoding: .utf8)
+    }
+
+    static let xcodeReceiptApp = "com.example.naturelab.backyardbirds.example"
+
+    static func submitXcodeReceipt(_ h: H, bundleId: String?) async throws {
+        _ = try await h.ledger.submitReceipt(userId: "u1", receiptData: try xcodeReceipt(), bundleId: bundleId, context: .init(source: "test"))
     }
 
     @Test func v1InitialBuyRenewAndCancelFoldLikeV2() async throws {
@@ -502,6 +517,42 @@ struct LegacyInputTests {
         try await H.run { h in
             Self.answer(h, "any", day: 1, entries: [], pending: nil, status: 21004)
             try await h.expectRefusal(.sharedSecretRejected) { try await Self.submit(h, "any", at: 1) }
+        }
+    }
+
+    /// Apple checks the shared secret against the receipt's own app, so a 21004 for a receipt of an
+    /// app not served here is the client's input (400), named or not, not the server's secret.
+    @Test func aRefusedSecretForAReceiptOfAnAppNotServedHereIsUnknownApp() async throws {
+        try await H.run { h in
+            h.receipts.register(VerifyReceiptResponse(status: 21004), for: try Self.xcodeReceipt())
+            try await h.expectRefusal(.unknownApp) { try await Self.submitXcodeReceipt(h, bundleId: nil) }
+            try await h.expectRefusal(.unknownApp) { try await Self.submitXcodeReceipt(h, bundleId: H.bundleId) }
+        }
+    }
+
+    /// A receipt of another configured app sent under this app's name: 21004 to this app's secret
+    /// is the mismatch, not the server's configuration; unnamed, the client is told whose it is.
+    @Test func aRefusedSecretForAnotherConfiguredAppsReceiptIsAMismatch() async throws {
+        try await Self.runWithTwoApps(otherEnvironments: [.sandbox], other: Self.xcodeReceiptApp) { h in
+            h.receipts.register(VerifyReceiptResponse(status: 21004), for: try Self.xcodeReceipt())
+            try await h.expectRefusal(.bundleMismatch) { try await Self.submitXcodeReceipt(h, bundleId: H.bundleId) }
+            do {
+                try await Self.submitXcodeReceipt(h, bundleId: nil)
+                Issue.record("expected bundle_id_required")
+            } catch let error as LedgerError {
+                #expect(error.code == .bundleIdRequired)
+                #expect(error.message.contains("the receipt says \(Self.xcodeReceiptApp)"), "\(error.message)")
+            }
+        }
+    }
+
+    /// The receipt's own app's secret refused is still the server's configuration.
+    @Test func aRefusedSecretOfTheReceiptsOwnAppIsTheServersError() async throws {
+        let app = AppStoreApp(bundleId: Self.xcodeReceiptApp, environments: [.sandbox])
+        try await H.run(sharedSecrets: [Self.xcodeReceiptApp: "wrong"], apps: [app]) { h in
+            h.receipts.register(VerifyReceiptResponse(status: 21004), for: try Self.xcodeReceipt())
+            try await h.expectRefusal(.sharedSecretRejected) { try await Self.submitXcodeReceipt(h, bundleId: nil) }
+            try await h.expectRefusal(.sharedSecretRejected) { try await Self.submitXcodeReceipt(h, bundleId: Self.xcodeReceiptApp) }
         }
     }
 
