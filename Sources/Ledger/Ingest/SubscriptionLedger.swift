@@ -262,6 +262,15 @@ public final class SubscriptionLedger: Sendable {
         guard receiptData.unicodeScalars.allSatisfy(Self.isBase64Text) else {
             throw LedgerError(.malformedBody, "receipt_data has characters base64 text does not; send the app's receipt as base64")
         }
+        // A pre-iOS 7 transaction receipt: verifyReceipt answers it in another shape (the bundle id
+        // as `bid`, no environment, ids as text) that says neither app nor environment, so it could
+        // never be recorded, and its answer read as Apple failing (502). Told here, Apple not asked.
+        if let transaction = try? LegacyTransactionReceipt.transactionId(fromBase64: receiptData) {
+            throw LedgerError(
+                .invalidReceipt,
+                "receipt_data is a pre-iOS 7 transaction receipt (transaction \(transaction)), which this server does not take; send the app receipt (appStoreReceiptURL) or the StoreKit 2 signed transaction"
+            )
+        }
         guard let validator = receiptValidator else {
             throw LedgerError(.receiptValidationUnavailable, "no verifyReceipt client is configured")
         }

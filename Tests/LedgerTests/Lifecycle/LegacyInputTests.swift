@@ -74,11 +74,16 @@ struct LegacyInputTests {
     /// A real app receipt as Xcode writes it (Apple's public sample, in AppStoreTests' fixtures),
     /// readable without Apple, and the bundle id it names.
     static func xcodeReceipt() throws -> String {
-        let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return try String(contentsOf: tests.appendingPathComponent("AppStoreTests/Fixtures/xcode/xcode-app-receipt-empty"), encoding: .utf8)
+        try fixture("xcode/xcode-app-receipt-empty")
     }
 
     static let xcodeReceiptApp = "com.example.naturelab.backyardbirds.example"
+
+    /// A fixture of AppStoreTests (Apple's public samples) by its path under `Fixtures`.
+    static func fixture(_ path: String) throws -> String {
+        let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return try String(contentsOf: tests.appendingPathComponent("AppStoreTests/Fixtures/\(path)"), encoding: .utf8)
+    }
 
     static func submitXcodeReceipt(_ h: H, bundleId: String?) async throws {
         _ = try await h.ledger.submitReceipt(userId: "u1", receiptData: try xcodeReceipt(), bundleId: bundleId, context: .init(source: "test"))
@@ -543,6 +548,23 @@ struct LegacyInputTests {
                 #expect(error.code == .bundleIdRequired)
                 #expect(error.message.contains("the receipt says \(Self.xcodeReceiptApp)"), "\(error.message)")
             }
+        }
+    }
+
+    /// A pre-iOS 7 transaction receipt names neither app nor environment in verifyReceipt's answer,
+    /// so it is refused as such before Apple is asked (its answer read as Apple failing, 502).
+    @Test func aPreIOS7TransactionReceiptIsRefusedWithoutAskingApple() async throws {
+        try await H.run { h in
+            let receipt = try Self.fixture("mock_signed_data/legacyTransaction")
+            do {
+                _ = try await h.ledger.submitReceipt(userId: "u1", receiptData: receipt, context: .init(source: "test"))
+                Issue.record("expected invalid_receipt")
+            } catch let error as LedgerError {
+                #expect(error.code == .invalidReceipt)
+                #expect(error.message.contains("pre-iOS 7 transaction receipt (transaction 33993399)"), "\(error.message)")
+            }
+            #expect(h.receipts.requests.isEmpty)
+            #expect(try await h.store.eventCount() == 0)
         }
     }
 
