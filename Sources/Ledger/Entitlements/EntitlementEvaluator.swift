@@ -120,8 +120,8 @@ public struct EntitlementEvaluator: Sendable {
         let granting = chain.transactions(boughtBy: known).filter { catalog.entitlements(of: $0.productId).contains(id) }
         guard let period = ChainState.latest(of: granting) else { return nil }
         let revocation = period.revocationDate.flatMap { $0 <= known ? $0 : nil }
-        let upgradedAt = ChainEvaluator.upgradedAt(period, revocation: revocation, known: known)
-        let refunded = revocation != nil && upgradedAt == nil
+        let upgraded = period.isUpgraded && revocation != nil
+        let refunded = revocation != nil && !upgraded
         // It ended at the upgrade (Apple usually sends only the new transaction, so the old one may
         // carry no revocation), or when the next period of the chain began, whichever came first; a
         // refunded one shows its own term, as a refunded subscription does.
@@ -130,7 +130,7 @@ public struct EntitlementEvaluator: Sendable {
         }
         let next = refunded ? nil : later.map(\.purchaseDate).min()
         let expiry = evaluator.expiry(of: period)
-        let cut = min(upgradedAt ?? Int64.max, next ?? Int64.max)
+        let cut = min(upgraded ? (revocation ?? Int64.max) : Int64.max, next ?? Int64.max)
         let end = cut == Int64.max ? expiry : min(expiry ?? Int64.max, cut)
         let status: ChainStatus = refunded ? (ChainEvaluator.isRevokedFromFamilySharing(period) ? .revoked : .refunded) : .expired
         return EntitlementStatus(

@@ -29,9 +29,9 @@ public struct ChainEvaluator: Sendable {
         let grace = renewal?.gracePeriodExpiresDate
         let revoked = Self.revokedTransaction(governing, of: state, known: known)
         let revocation = revoked.revocationDate.flatMap { $0 <= known ? $0 : nil }
-        // Until the new transaction is known the old one governs, and it ended at the upgrade: not a refund.
-        let upgradedAt = Self.upgradedAt(governing, revocation: revocation, known: known)
-        let upgradedAway = upgradedAt != nil
+        // Apple revokes an upgraded period at the upgrade; until the new transaction is known the old
+        // one governs, and it ended then: not a refund.
+        let upgradedAway = governing.isUpgraded && revocation != nil
         let status: ChainStatus
         if upgradedAway {
             status = .expired
@@ -57,7 +57,7 @@ public struct ChainEvaluator: Sendable {
             productId: governing.productId,
             latestTransactionId: governing.transactionId,
             productType: governing.type,
-            expiresAt: (upgradedAway ? upgradedAt.map { min($0, expiry ?? $0) } : expiry).map(Self.date),
+            expiresAt: (upgradedAway ? revocation.map { min($0, expiry ?? $0) } : expiry).map(Self.date),
             gracePeriodExpiresAt: status == .gracePeriod ? grace.map(Self.date) : nil,
             willRenew: isSubscription && renewal?.autoRenewStatus == true && !(status == .refunded || status == .revoked),
             // Without renewal info nothing is known of the next period (and `willRenew` is false).
@@ -81,15 +81,6 @@ public struct ChainEvaluator: Sendable {
             transaction.type == ProductType.nonConsumable && transaction.revocationDate.map { $0 <= known } == true
         }
         return revoked.min { ($0.revocationDate ?? .max, $0.transactionId) < ($1.revocationDate ?? .max, $1.transactionId) } ?? governing
-    }
-
-    /// When `transaction` was upgraded away, if it was by `known`: Apple revokes an upgraded period
-    /// at the upgrade (`revocation`, its revocation date known by then); without a revocation date,
-    /// when Apple said it was upgraded (its observation's `assertedAt`), since Apple's docs say an
-    /// upgraded transaction no longer gives the service. A moment before either still shows it.
-    static func upgradedAt(_ transaction: TransactionObservation, revocation: Int64?, known: Int64) -> Int64? {
-        guard transaction.isUpgraded else { return nil }
-        return revocation ?? (transaction.assertedAt <= known ? transaction.assertedAt : nil)
     }
 
     /// How far (milliseconds) Apple's dates may run ahead of `at` and still count as known by then.

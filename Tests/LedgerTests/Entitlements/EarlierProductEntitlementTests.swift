@@ -78,23 +78,20 @@ struct EarlierProductEntitlementTests {
         }
     }
 
-    /// A transaction that says it was upgraded but gives no revocation date no longer grants from
-    /// when Apple said so (Apple: look for another transaction), and still did before then.
-    @Test func anUpgradedPeriodWithoutARevocationDateEndsWhenAppleSaidSo() async throws {
+    /// limitations.md: marked upgraded without a revocation date, and the new transaction not yet
+    /// known, the period keeps its status; the new transaction, once recorded, ends it when it was bought.
+    @Test func anUpgradedMarkWithoutARevocationDateWaitsForTheNewTransaction() async throws {
         try await H.run { h in
             try await h.submit(user: "u1", H.transaction("1000", product: "basic.monthly", purchased: 0, expires: 30), at: 0)
             try await h.notify(.didChangeRenewalPref, .upgrade,
                                transaction: H.transaction("1000", product: "basic.monthly", purchased: 0, expires: 30, signed: 10, upgraded: true),
                                at: 10)
-            let after = try #require(try await h.chain(at: 11))
-            #expect(after.status == .expired)
-            #expect(after.expiresAt == Day.date(10))
-            #expect(after.revokedAt == nil && after.revocationReason == nil)
-            let basic = try #require(try await h.entitlement("basic", of: "u1", at: 11))
+            #expect(try await h.chain(at: 11)?.status == .active)
+            try await h.notify(.didChangeRenewalPref, .upgrade, transaction: H.transaction("1001", product: "pro.monthly", purchased: 10, expires: 40), at: 12)
+            let basic = try #require(try await h.entitlement("basic", of: "u1", at: 13))
             #expect(basic.status == "expired" && !basic.active)
-            let before = try #require(try await h.chain(at: 5))
-            #expect(before.status == .active)
-            #expect(before.expiresAt == Day.date(30))
+            #expect(basic.expiresAt == Day.date(10))
+            #expect(try await h.entitlement("pro", of: "u1", at: 13)?.active == true)
         }
     }
 
