@@ -53,7 +53,32 @@ struct ConnectionLeaser: Sendable {
             // Ends the deadline's sleep; the leasing task ignores this and waits for `release`.
             group.cancelAll()
             defer { handoff.release() }
-            return try await body(connection)
+            do {
+                return try await body(connection)
+            } catch {
+                // postgres-nio keeps a statement whose preparation failed as failed for the rest of
+                // its connection's life. One prepared before the schema existed (serve --no-migrate
+                // before the migrate job) went on failing on that connection after the migration
+                // until it idled out; closed here, the pool opens a fresh connection instead.
+                if Self.failsWithTheSchema(error) { try? await connection.close() }
+                throw error
+            }
+        }
+    }
+
+    /// Whether `error` is PostgreSQL refusing a statement for the schema it found: an object that
+    /// does not exist or a statement that does not fit it (class 42), a missing schema (3F000), or
+    /// a prepared statement whose result no longer fits a changed table (0A000, "cached plan must
+    /// not change result type").
+    static func failsWithTheSchema(_ error: any Error) -> Bool {
+        switch error {
+        case let error as PSQLError:
+            guard let state = error.serverInfo?[.sqlState] else { return false }
+            return state.hasPrefix("42") || state == "3F000" || state == "0A000"
+        case let error as PostgresTransactionError:
+            return [error.closureError, error.beginError, error.commitError, error.rollbackError].contains { $0.map(failsWithTheSchema) ?? false }
+        default:
+            return false
         }
     }
 
