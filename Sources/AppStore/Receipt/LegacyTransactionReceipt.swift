@@ -6,14 +6,15 @@ import Foundation
 /// Some very old clients still send these; the only useful content is the transaction id, which
 /// is then looked up through a verified channel.
 public enum LegacyTransactionReceipt {
-    /// The `transaction-id` inside the receipt's `purchase-info`, or `nil` if it has none.
+    /// The `transaction-id` inside the receipt's `purchase-info`, or `nil` if it has none
+    /// (whitespace and line breaks in the base64 are ignored, as clients wrap it).
     /// - Why: turns an ancient receipt into a transaction id to look up.
     public static func transactionId(fromBase64 receipt: String) throws -> String? {
-        let trimmed = receipt.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty else {
+        let compact = String(receipt.unicodeScalars.filter { !CharacterSet.whitespacesAndNewlines.contains($0) })
+        guard !compact.isEmpty else {
             throw AppStoreError(.emptyReceipt, "transaction receipt is empty")
         }
-        guard let outer = Base64.decode(trimmed) else {
+        guard let outer = Base64.decode(compact) else {
             throw AppStoreError(.notAReceipt, "transaction receipt is not base64")
         }
         guard let purchaseInfo = value(of: "purchase-info", in: String(decoding: outer, as: UTF8.self)) else {

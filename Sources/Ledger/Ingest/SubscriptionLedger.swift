@@ -225,25 +225,47 @@ public final class SubscriptionLedger: Sendable {
     }
 
     /// Whose fault verifyReceipt's 21004 (the shared secret sent does not match) is. Apple checks the
-    /// secret against the receipt's own app, so the receipt, read here without Apple, says which:
-    /// one of an app not served here, or of another app than the one named, is the client's (400);
-    /// without `bundle_id`, when the apps' secrets differ, the first app's went and the client can
-    /// name the receipt's app. Only a refusal of the receipt's own app's secret (or of a secret
-    /// configured for verifyReceipt itself) is the server's configuration (500).
-    private func sharedSecretRefusal(receiptData: String, requested: String?) -> LedgerError {
-        // A receipt only Apple can read (an iOS 6 transaction receipt) says nothing here.
-        let receiptApp = (try? AppReceiptParser.parse(base64: receiptData))?.bundleId
+    /// secret against the receipt's own app (`receiptApp`, read without Apple, nil when it cannot
+    /// be): one of an app not served here, or of another app than the one named, is the client's
+    /// (400). When the default secret went (`secretApp` nil) and the apps' secrets differ, a
+    /// receipt unread here may be another app's, which the client can name. Otherwise the secret of
+    /// the receipt's own app was refused: the server's configuration (500).
+    private func sharedSecretRefusal(receiptApp: String?, requested: String?, secretApp: String?) -> LedgerError {
         if let receiptApp, verifier.app(bundleId: receiptApp) == nil {
             return LedgerError(.unknownApp, "the receipt is for bundle id \(receiptApp), which is not a configured app (verifyReceipt refused the shared secret sent: status 21004)")
         }
         if let receiptApp, let requested, receiptApp != requested {
             return LedgerError(.bundleMismatch, "the receipt is for \(receiptApp), not \(requested) (verifyReceipt refused \(requested)'s shared secret: status 21004)")
         }
-        if requested == nil, !configuration.hasOwnReceiptSecret, Set(configuration.sharedSecrets.values).count > 1 {
-            let named = receiptApp.map { " (the receipt says \($0))" } ?? ""
-            return LedgerError(.bundleIdRequired, "verifyReceipt refused the default shared secret (status 21004); name the receipt's app with bundle_id\(named) so its secret is sent")
+        if secretApp == nil, hasDistinctAppSecrets {
+            guard let receiptApp else {
+                return LedgerError(.bundleIdRequired, "verifyReceipt refused the default shared secret (status 21004); name the receipt's app with bundle_id so its secret is sent")
+            }
+            return LedgerError(.sharedSecretRejected, "verifyReceipt answered status 21004 to the default shared secret: no shared secret is configured for \(receiptApp), the receipt's app")
         }
         return LedgerError(.sharedSecretRejected, "verifyReceipt answered status 21004: the shared secret sent does not match the app's in App Store Connect")
+    }
+
+    /// Whether the default secret (the first app's) may be the wrong one for a receipt: no secret of
+    /// verifyReceipt's own is configured, and the apps' secrets differ.
+    private var hasDistinctAppSecrets: Bool {
+        !configuration.hasOwnReceiptSecret && Set(configuration.sharedSecrets.values).count > 1
+    }
+
+    /// The transaction id a pre-iOS 7 transaction receipt names ("" when it names none); nil for
+    /// text that is not one.
+    private static func legacyTransactionReceipt(_ receiptData: String) -> String? {
+        do {
+            return try LegacyTransactionReceipt.transactionId(fromBase64: receiptData) ?? ""
+        } catch {
+            return nil
+        }
+    }
+
+    /// The bundle id an app receipt names, read without Apple; nil for text that is not one (a
+    /// receipt only Apple can read).
+    private static func receiptApp(_ receiptData: String) -> String? {
+        (try? AppReceiptParser.parse(base64: receiptData))?.bundleId
     }
 
     /// Validates a legacy receipt through verifyReceipt, records the response for `userId` and links
@@ -251,7 +273,8 @@ public final class SubscriptionLedger: Sendable {
     /// whether the answer was a duplicate.
     ///
     /// `bundleId`, when given, picks the app whose shared secret is sent and must be the receipt's.
-    /// Without it the validator's default secret is sent. Either way the receipt's app must be
+    /// Without it the validator's default secret is sent, or, when the apps' secrets differ, the
+    /// secret of the app the receipt names. Either way the receipt's app must be
     /// configured and accept the environment verifyReceipt answered from; nothing is recorded otherwise.
     public func submitReceipt(userId: String, receiptData: String, bundleId requested: String? = nil, context: IngestContext) async throws -> SubmissionResult {
         guard !receiptData.allSatisfy(\.isWhitespace) else {
@@ -265,10 +288,11 @@ public final class SubscriptionLedger: Sendable {
         // A pre-iOS 7 transaction receipt: verifyReceipt answers it in another shape (the bundle id
         // as `bid`, no environment, ids as text) that says neither app nor environment, so it could
         // never be recorded, and its answer read as Apple failing (502). Told here, Apple not asked.
-        if let transaction = try? LegacyTransactionReceipt.transactionId(fromBase64: receiptData) {
+        if let transaction = Self.legacyTransactionReceipt(receiptData) {
+            let named = transaction.isEmpty ? "" : " (transaction \(transaction))"
             throw LedgerError(
                 .invalidReceipt,
-                "receipt_data is a pre-iOS 7 transaction receipt (transaction \(transaction)), which this server does not take; send the app receipt (appStoreReceiptURL) or the StoreKit 2 signed transaction"
+                "receipt_data is a pre-iOS 7 transaction receipt\(named), which this server does not take; send the app receipt (appStoreReceiptURL) or the StoreKit 2 signed transaction"
             )
         }
         guard let validator = receiptValidator else {
@@ -277,13 +301,16 @@ public final class SubscriptionLedger: Sendable {
         if let requested, verifier.app(bundleId: requested) == nil {
             throw LedgerError(.unknownApp, "bundle id \(requested) is not a configured app")
         }
+        // The app whose shared secret goes: the one named; else, when the default (the first app's)
+        // may be the wrong one, the app the receipt itself names, if it has a secret here.
+        let secretApp = requested ?? (hasDistinctAppSecrets ? Self.receiptApp(receiptData).flatMap { configuration.sharedSecrets[$0] == nil ? nil : $0 } : nil)
         let now = clock.now()
         let response = try await validator.verifyReceipt(
-            receiptData, excludeOldTransactions: false, sharedSecret: requested.flatMap { configuration.sharedSecrets[$0] },
+            receiptData, excludeOldTransactions: false, sharedSecret: secretApp.flatMap { configuration.sharedSecrets[$0] },
             logger: logger(for: context)
         )
         if response.status == VerifyReceiptStatus.sharedSecretMismatch {
-            throw sharedSecretRefusal(receiptData: receiptData, requested: requested)
+            throw sharedSecretRefusal(receiptApp: Self.receiptApp(receiptData), requested: requested, secretApp: secretApp)
         }
         guard response.status == VerifyReceiptStatus.valid else {
             throw LedgerError(.invalidReceipt, "verifyReceipt answered status \(response.status.map(String.init) ?? "(none)")")

@@ -536,18 +536,32 @@ struct LegacyInputTests {
     }
 
     /// A receipt of another configured app sent under this app's name: 21004 to this app's secret
-    /// is the mismatch, not the server's configuration; unnamed, the client is told whose it is.
+    /// is the mismatch, not the server's configuration.
     @Test func aRefusedSecretForAnotherConfiguredAppsReceiptIsAMismatch() async throws {
         try await Self.runWithTwoApps(otherEnvironments: [.sandbox], other: Self.xcodeReceiptApp) { h in
             h.receipts.register(VerifyReceiptResponse(status: 21004), for: try Self.xcodeReceipt())
             try await h.expectRefusal(.bundleMismatch) { try await Self.submitXcodeReceipt(h, bundleId: H.bundleId) }
-            do {
-                try await Self.submitXcodeReceipt(h, bundleId: nil)
-                Issue.record("expected bundle_id_required")
-            } catch let error as LedgerError {
-                #expect(error.code == .bundleIdRequired)
-                #expect(error.message.contains("the receipt says \(Self.xcodeReceiptApp)"), "\(error.message)")
-            }
+            #expect(h.receipts.requests.last?.sharedSecret == "s3cret")
+        }
+    }
+
+    /// Unnamed, with the apps' secrets differing, the secret of the app the receipt names goes, not
+    /// the first app's, so the client need not name it; that secret refused is the server's.
+    @Test func anUnnamedReceiptGoesWithTheSecretOfTheAppItNames() async throws {
+        try await Self.runWithTwoApps(otherEnvironments: [.sandbox], other: Self.xcodeReceiptApp) { h in
+            h.receipts.register(
+                VerifyReceiptResponse(
+                    status: 0, environment: .sandbox, receipt: LegacyReceipt(bundleId: Self.xcodeReceiptApp, requestDate: Day.apple(1)),
+                    latestReceiptInfo: [Self.entry("2000", purchased: 0, expires: 30)], pendingRenewalInfo: [Self.pending()]
+                ),
+                for: try Self.xcodeReceipt()
+            )
+            h.clock.set(Day.date(1))
+            try await Self.submitXcodeReceipt(h, bundleId: nil)
+            #expect(h.receipts.requests.last?.sharedSecret == "other-secret")
+            #expect(try await h.chain("2000", at: 2)?.status == .active)
+            h.receipts.register(VerifyReceiptResponse(status: 21004), for: try Self.xcodeReceipt())
+            try await h.expectRefusal(.sharedSecretRejected) { try await Self.submitXcodeReceipt(h, bundleId: nil) }
         }
     }
 
@@ -562,6 +576,16 @@ struct LegacyInputTests {
             } catch let error as LedgerError {
                 #expect(error.code == .invalidReceipt)
                 #expect(error.message.contains("pre-iOS 7 transaction receipt (transaction 33993399)"), "\(error.message)")
+            }
+            // Wrapped at 64 characters as clients send it, and one whose purchase-info names no
+            // transaction: refused the same way.
+            let wrapped = receipt.enumerated().map { $0.offset > 0 && $0.offset % 64 == 0 ? "\n\($0.element)" : "\($0.element)" }.joined()
+            try await h.expectRefusal(.invalidReceipt) {
+                _ = try await h.ledger.submitReceipt(userId: "u1", receiptData: wrapped, context: .init(source: "test"))
+            }
+            let unnamed = Data(#"{ "purchase-info" = "\#(Data(#"{ "product-id" = "pro.monthly"; }"#.utf8).base64EncodedString())"; }"#.utf8).base64EncodedString()
+            try await h.expectRefusal(.invalidReceipt) {
+                _ = try await h.ledger.submitReceipt(userId: "u1", receiptData: unnamed, context: .init(source: "test"))
             }
             #expect(h.receipts.requests.isEmpty)
             #expect(try await h.store.eventCount() == 0)
