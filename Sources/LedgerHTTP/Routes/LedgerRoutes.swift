@@ -162,8 +162,12 @@ public struct LedgerRoutes: Sendable {
             Self.countIngest(source, result: Self.outcome(isDuplicate: result.isDuplicate))
             return EntitlementViewBody(result.entitlements)
         } catch {
-            // Counted with the code it is answered with; thrown as it is, so its log line keeps it.
-            Self.countIngest(source, result: await schema.refine(Problem(error)).code)
+            // Counted with the code it is answered with. Thrown as it is unless the schema explains
+            // it, so its log line keeps the original error (and the schema is asked once).
+            let problem = Problem(error)
+            let refined = await schema.refine(problem)
+            Self.countIngest(source, result: refined.code)
+            if refined.code != problem.code { throw refined }
             throw error
         }
     }

@@ -216,6 +216,9 @@ struct ServeProcessTests {
     @Test func readyIs503UntilTheSchemaIsMigratedWhenServeDoesNotMigrate() async throws {
         try await withTemporaryDirectory { directory in
             let yaml = """
+                apple:
+                  apps:
+                    - { bundle_id: com.example.app, environments: [Sandbox], shared_secret_env: TEST_APPLE_SECRET }
                 products:
                   pro.monthly: { entitlements: [pro] }
                 auth:
@@ -225,7 +228,7 @@ struct ServeProcessTests {
                 """
             try yaml.write(to: directory.appendingPathComponent("subledger.yaml"), atomically: true, encoding: .utf8)
             let server = try SubledgerProcess(["serve"], in: directory, environment: [
-                "SUBLEDGER_HTTP_PORT": "0", "SUBLEDGER_DATABASE_MIGRATE_ON_START": "false",
+                "SUBLEDGER_HTTP_PORT": "0", "SUBLEDGER_DATABASE_MIGRATE_ON_START": "false", "TEST_APPLE_SECRET": "s3cret",
             ])
             let port = try await server.waitForPort()
             #expect(try await httpRequest("http://127.0.0.1:\(port)/health").status == 200)
@@ -244,9 +247,22 @@ struct ServeProcessTests {
                 #expect(early.body.contains(#""code":"storage_unavailable""#), "\(early.body)")
                 #expect(early.body.contains("lacks 2 migration(s) this build needs (0001_events.sql, 0002_rejections.sql); run subledger migrate"), "\(early.body)")
             }
+            // Apple's webhook too, so Apple retries it, and its ingest is counted as answered.
+            let v1 = Data("""
+                {"notification_type": "DID_RENEW", "bid": "com.example.app", "password": "s3cret", "environment": "Sandbox",
+                 "unified_receipt": {"status": 0, "environment": "Sandbox", "latest_receipt_info": [{"quantity": "1",
+                  "product_id": "pro.monthly", "transaction_id": "2000", "original_transaction_id": "2000",
+                  "purchase_date_ms": "1795000000000", "expires_date_ms": "1797000000000"}]}}
+                """.utf8)
+            let webhook = try await httpRequest("http://127.0.0.1:\(port)/v1/apple/notifications/v1", method: .POST, json: v1)
+            #expect(webhook.status == 503, "\(webhook.body)")
+            #expect(webhook.body.contains("run subledger migrate"), "\(webhook.body)")
+            let counted = try await httpRequest("http://127.0.0.1:\(port)/metrics")
+            #expect(counted.body.contains(#"subledger_ingest_total{endpoint="POST /v1/apple/notifications/v1",result="storage_unavailable"} 1"#), "\(counted.body)")
             #expect(try await SubledgerProcess.run(["migrate"], in: directory).status == 0)
             #expect(try await httpRequest("http://127.0.0.1:\(port)/ready").status == 200)
             #expect(try await httpRequest(entitlements, bearer: TestAPIKey.secret).status == 200)
+            #expect(try await httpRequest("http://127.0.0.1:\(port)/v1/apple/notifications/v1", method: .POST, json: v1).status == 200)
             server.signal(SIGTERM)
             #expect(try await server.waitForExit() == 0)
         }
