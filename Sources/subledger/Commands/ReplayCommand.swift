@@ -33,6 +33,10 @@ struct ReplayCommand: AsyncParsableCommand {
                 // A check changes nothing, so it needs no write rights: a schema behind is reported.
                 try await SchemaCheck.requireCurrent(store, before: "replay --check")
             } else {
+                // It writes the read models this build ships, so it migrates; but a database without
+                // the event tables has no history to fold (a mistyped PostgreSQL database or
+                // schema), and must not be given a schema by a replay.
+                try await SchemaCheck.requireEvents(store, before: "replay")
                 try await store.migrate()
             }
             let replayer = LedgerReplayer(store: store)

@@ -167,8 +167,9 @@ struct ServeProcessTests {
     }
 
     /// The read-only commands never migrate (an auditor's role may have no write rights): on a
-    /// database without the schema they say to run migrate and exit 1, and leave it unmigrated. On
-    /// a SQLite file that is not there (a mistyped path) they create none.
+    /// database without the schema they say to run migrate and exit 1, and leave it unmigrated;
+    /// replay neither, on a database without the event tables. On a SQLite file that is not there
+    /// (a mistyped path) they create none.
     @Test func replayCheckAndAuditVerifyOnADatabaseWithoutTheSchemaSayToMigrateAndChangeNothing() async throws {
         try await withTemporaryDirectory { directory in
             let file = directory.appendingPathComponent("subledger.sqlite").path
@@ -179,9 +180,10 @@ struct ServeProcessTests {
                 #expect(result.stderr.contains("no SQLite database at subledger.sqlite"), "\(result.stderr)")
                 #expect(!FileManager.default.fileExists(atPath: file), "\(command) created the file")
             }
-            // An empty file: a database without the schema.
+            // An empty file: a database without the schema. replay, which migrates a database
+            // behind, gives none to a database without the event tables (no history to fold).
             #expect(FileManager.default.createFile(atPath: file, contents: nil))
-            for command in [["replay", "--check"], ["audit", "verify"]] {
+            for command in [["replay", "--check"], ["audit", "verify"], ["replay"]] {
                 let result = try await SubledgerProcess.run(command, in: directory)
                 #expect(result.status == 1, "\(command)")
                 #expect(result.stderr.contains("lacks 2 migration(s)"), "\(result.stderr)")
