@@ -40,15 +40,16 @@ public enum DatabaseURL: Sendable, Hashable, CustomStringConvertible {
 
     /// The URL with any password replaced, for logs and error messages.
     ///
-    /// A password holding `/`, `#` or `?` unescaped makes the URL unreadable to `URLComponents` (or
-    /// read as a port and a path), so then everything between the scheme and the last `@` is hidden,
-    /// the user name too: the text is going into an error message because it could not be read.
+    /// A password holding `/`, `#`, `?` or `@` unescaped makes the URL unreadable to `URLComponents`,
+    /// or read with the password cut at the first `@` and the rest of it as the host, so then
+    /// everything between the scheme and the last `@` is hidden, the user name too: the text is
+    /// going into an error message because it could not be read.
     static func redacted(_ text: String) -> String {
-        if var components = URLComponents(string: text), components.password != nil {
+        guard let userInfo = userInfo(in: text) else { return text }
+        if !text[userInfo].contains("@"), var components = URLComponents(string: text), components.password != nil {
             components.password = "***"
             if let string = components.string { return string }
         }
-        guard let userInfo = userInfo(in: text) else { return text }
         return String(text[..<userInfo.lowerBound]) + "***" + String(text[userInfo.upperBound...])
     }
 

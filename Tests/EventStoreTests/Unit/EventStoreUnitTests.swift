@@ -111,6 +111,26 @@ struct EventStoreUnitTests {
         }
     }
 
+    /// A password with an unescaped `@` was quoted from that `@` on: `URLComponents` ends the user
+    /// information at the first one and read the rest of the password as the host.
+    @Test(arguments: [("postgres://u:ab@cdSECRET/ef@h/db", "cdSECRET"), ("postgres://u:ab@cdSECRET?x@h/db", "cdSECRET"),
+                      ("postgres://u:ab@cdSECRET#x@h/db", "cdSECRET"), ("postgres://u:ab@cd@SECRET@h/db?colour=blue", "SECRET")])
+    func aPasswordWithAnAtSignIsQuotedWithNoneOfIt(_ url: String, _ secret: String) {
+        #expect(!DatabaseURL.redacted(url).contains(secret), "\(DatabaseURL.redacted(url))")
+        #expect(!DatabaseURL.redacted(url).contains("ab"), "\(DatabaseURL.redacted(url))")
+        do {
+            _ = try DatabaseURL(url)
+            Issue.record("\(url) was read")
+        } catch {
+            #expect(!"\(error)".contains(secret), "\(error)")
+        }
+    }
+
+    /// A URL that can be read keeps its user name when quoted, and only the password is hidden.
+    @Test func aReadableURLIsQuotedWithItsUserName() {
+        #expect(DatabaseURL.redacted("postgres://app:s3cret@db.local:6432/ledger?pool_size=0") == "postgres://app:***@db.local:6432/ledger?pool_size=0")
+    }
+
     /// The audit reads in pages: a stream whose events run over two pages, with an append between
     /// the reads, shows a newer head on the second page. That is intact history, not a mismatch;
     /// a head behind the events walked still is one.
