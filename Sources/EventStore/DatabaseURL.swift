@@ -86,6 +86,11 @@ public struct PostgresSettings: Sendable, Hashable, CustomStringConvertible {
     public var acquireTimeout: Duration
     /// Schema search path for every connection; tests use it to isolate one schema per test.
     public var searchPath: String?
+    /// A PEM file of the root certificates the server's certificate must chain to, in place of the
+    /// system's (a hosted database's own CA); only with `prefer` or `require`.
+    public var tlsRootCertificates: String?
+    /// The name the connections give PostgreSQL (`pg_stat_activity.application_name`).
+    public var applicationName: String
 
     /// Parses `postgres://user:password@host:port/database?options`.
     public init(url text: String) throws(EventStoreError) {
@@ -105,9 +110,11 @@ public struct PostgresSettings: Sendable, Hashable, CustomStringConvertible {
         self.password = components.password.flatMap { $0.removingPercentEncoding }
         // `postgres://u:12/34@h/db` reads as host u, port 12 and database "34@h/db" (and with # or ?
         // instead of /, a fragment or options holding the rest): a password holding an unescaped /,
-        // # or ? leaves an @ or a / after the host, or a fragment, which no real URL here has.
-        let afterHost = components.percentEncodedPath.dropFirst() + (components.percentEncodedQuery ?? "")
-        guard components.fragment == nil, !afterHost.contains(where: { $0 == "/" || $0 == "@" }) else {
+        // # or ? leaves the user information's @ after the host (a / in the database name too), or
+        // a fragment, which no real URL here has. An option's value may hold a / (sslrootcert).
+        let database = components.percentEncodedPath.dropFirst()
+        let options = components.percentEncodedQuery ?? ""
+        guard components.fragment == nil, !database.contains("/"), !(database + options).contains("@") else {
             throw EventStoreError(
                 .invalidDatabaseURL,
                 "cannot read PostgreSQL URL \(DatabaseURL.redacted(text)): percent-encode a /, #, ? or @ in the password or the database name"
@@ -120,6 +127,8 @@ public struct PostgresSettings: Sendable, Hashable, CustomStringConvertible {
         self.readBatchesInFlight = 1
         self.acquireTimeout = .seconds(5)
         self.searchPath = nil
+        self.tlsRootCertificates = nil
+        self.applicationName = "subledger"
         for item in components.queryItems ?? [] {
             let value = item.value ?? ""
             switch item.name {
@@ -145,12 +154,26 @@ public struct PostgresSettings: Sendable, Hashable, CustomStringConvertible {
                 self.acquireTimeout = .seconds(seconds)
             case "search_path":
                 self.searchPath = value
+            case "sslrootcert":
+                self.tlsRootCertificates = value
+            case "application_name":
+                // PostgreSQL keeps 63 bytes of printable ASCII and replaces anything else.
+                guard (1...63).contains(value.utf8.count), value.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) else {
+                    throw EventStoreError(.invalidDatabaseURL, "application_name must be 1 to 63 printable ASCII characters (got \(value))")
+                }
+                self.applicationName = value
             default:
                 throw EventStoreError(
                     .invalidDatabaseURL,
-                    "unknown PostgreSQL URL option \(item.name); known: sslmode, pool_size, read_batches, acquire_timeout, search_path"
+                    "unknown PostgreSQL URL option \(item.name); known: sslmode, sslrootcert, pool_size, read_batches, acquire_timeout, search_path, application_name"
                 )
             }
+        }
+        if let path = tlsRootCertificates {
+            guard tls != .disable else {
+                throw EventStoreError(.invalidDatabaseURL, "sslrootcert needs sslmode=require (or prefer): with sslmode=disable no certificate is checked")
+            }
+            try Self.checkRootCertificates(at: path)
         }
     }
 

@@ -16,8 +16,8 @@ extension PostgresEventStore {
         do {
             switch settings.tls {
             case .disable: break
-            case .prefer: configuration.tls = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
-            case .require: configuration.tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            case .prefer: configuration.tls = .prefer(try NIOSSLContext(configuration: settings.tlsConfiguration))
+            case .require: configuration.tls = .require(try NIOSSLContext(configuration: settings.tlsConfiguration))
             }
             configuration.options.connectTimeout = .seconds(5)
             configuration.options.additionalStartupParameters = startupParameters(settings)

@@ -45,8 +45,8 @@ public final class PostgresEventStore: EventStore {
         var tls: PostgresClient.Configuration.TLS
         switch settings.tls {
         case .disable: tls = .disable
-        case .prefer: tls = .prefer(.makeClientConfiguration())
-        case .require: tls = .require(.makeClientConfiguration())
+        case .prefer: tls = .prefer(settings.tlsConfiguration)
+        case .require: tls = .require(settings.tlsConfiguration)
         }
         var configuration = PostgresClient.Configuration(
             host: settings.host,
@@ -102,7 +102,7 @@ public final class PostgresEventStore: EventStore {
         // No JIT: a large batched read (80 users) is estimated above `jit_above_cost`, and compiling
         // it took milliseconds per statement. Reads fell from 20,000/s to 4,000-5,000/s with
         // PostgreSQL at 270-350 us per read; every statement here is a short index lookup.
-        var parameters = [("jit", "off")]
+        var parameters = [("jit", "off"), ("application_name", settings.applicationName)]
         if let searchPath = settings.searchPath {
             parameters.append(("search_path", searchPath))
         }

@@ -1,6 +1,7 @@
 import EventStore
 import EventStoreTesting
 import Foundation
+import PostgresNIO
 import Testing
 
 /// A command that gets no connection says why: what the server answered, or why it was not reached,
@@ -23,5 +24,28 @@ struct PostgresConnectionProblemTests {
         closedPort.port = 1
         let unreachable = try #require(await PostgresEventStore.connectionProblem(closedPort))
         #expect(unreachable.contains("Connection refused"), "\(unreachable)")
+    }
+
+    /// The pool's connections carry their `application_name`, so an operator reading
+    /// `pg_stat_activity` (a blocked replay names it) sees which are the ledger's.
+    @Test(.enabled(if: TestDatabases.dialects.contains(.postgres)))
+    func theConnectionsNameThemselvesInPgStatActivity() async throws {
+        guard let url = TestDatabases.postgresURL else { throw PostgreSQLRequired() }
+        try await withPostgresSchema(url: url) { settings, _, raw in
+            let name = "subledger-test-\(UInt32.random(in: 0...UInt32.max))"
+            var named = settings
+            named.applicationName = name
+            let store = PostgresEventStore(settings: named, logger: TestDatabases.logger)
+            try await withRunning(store) {
+                try await store.migrate()
+                _ = try await store.eventCount()
+                let rows = try await raw.query(
+                    "SELECT count(*)::int FROM pg_stat_activity WHERE application_name = \(name)", logger: TestDatabases.logger
+                )
+                var seen = 0
+                for try await count in rows.decode(Int.self) { seen = count }
+                #expect(seen >= 1)
+            }
+        }
     }
 }

@@ -126,6 +126,42 @@ struct EventStoreUnitTests {
         }
     }
 
+    /// `sslrootcert` names the roots the server's certificate must chain to (a hosted database's own
+    /// CA); a path that is not PEM, or one given without TLS, is refused when the URL is read.
+    @Test func sslrootcertIsReadWhenTheURLIsAndOnlyWithTLS() throws {
+        let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let pem = tests.appendingPathComponent("AppStoreTests/Fixtures/test_pki/testCA.pem").path
+        let settings = try PostgresSettings(url: "postgres://app@db.local/ledger?sslmode=require&sslrootcert=\(pem)")
+        #expect(settings.tlsRootCertificates == pem)
+        #expect(settings.tlsConfiguration.trustRoots == .file(pem))
+        #expect(try PostgresSettings(url: "postgres://app@db.local/ledger?sslmode=require").tlsConfiguration.trustRoots == .default)
+        let der = tests.appendingPathComponent("AppStoreTests/Fixtures/test_pki/testCA.der").path
+        for (url, message) in [
+            ("postgres://h/db?sslmode=require&sslrootcert=/no/such/file.pem", "sslrootcert /no/such/file.pem cannot be read as PEM certificates"),
+            ("postgres://h/db?sslmode=require&sslrootcert=\(der)", "sslrootcert \(der)"),
+            ("postgres://h/db?sslrootcert=\(pem)", "sslrootcert needs sslmode=require"),
+        ] {
+            do {
+                _ = try PostgresSettings(url: url)
+                Issue.record("\(url) was read")
+            } catch {
+                #expect("\(error)".contains(message), "\(error)")
+            }
+        }
+    }
+
+    /// The connections name themselves in `pg_stat_activity`, `subledger` unless the URL says.
+    @Test func applicationNameIsSubledgerUnlessTheURLNamesOne() throws {
+        let named = { (url: String) throws -> String? in
+            PostgresEventStore.startupParameters(try PostgresSettings(url: url)).first { $0.0 == "application_name" }?.1
+        }
+        #expect(try named("postgres://h/db") == "subledger")
+        #expect(try named("postgres://h/db?application_name=ledger-eu") == "ledger-eu")
+        for bad in ["", String(repeating: "x", count: 64), "caf%C3%A9"] {
+            #expect(throws: EventStoreError.self, "\(bad)") { try PostgresSettings(url: "postgres://h/db?application_name=\(bad)") }
+        }
+    }
+
     /// A URL that can be read keeps its user name when quoted, and only the password is hidden.
     @Test func aReadableURLIsQuotedWithItsUserName() {
         #expect(DatabaseURL.redacted("postgres://app:s3cret@db.local:6432/ledger?pool_size=0") == "postgres://app:***@db.local:6432/ledger?pool_size=0")
