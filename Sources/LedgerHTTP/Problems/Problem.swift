@@ -63,6 +63,13 @@ public struct Problem: Error, Sendable, Codable, Equatable {
     }
 }
 
+extension Problem: CustomStringConvertible {
+    /// `code: detail`, as a log line's `error` shows it (not Swift's dump of every field).
+    public var description: String {
+        "\(code): \(detail)"
+    }
+}
+
 extension Problem: HTTPResponseError {
     public var status: HTTPResponse.Status { HTTPResponse.Status(code: statusCode) }
 

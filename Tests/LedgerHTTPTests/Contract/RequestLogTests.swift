@@ -51,6 +51,8 @@ struct RequestLogTests {
             #expect(failures.contains { $0.contains("request_id=\(id) ") })
             // One id a line, under one name.
             #expect(failures.allSatisfy { !$0.contains("hb.request.id") })
+            // The error as `code: detail`, not Swift's dump of the problem's fields.
+            #expect(failures.allSatisfy { $0.contains("unauthorized: ") && !$0.contains("Problem(") }, "\(failures)")
         }
     }
 
