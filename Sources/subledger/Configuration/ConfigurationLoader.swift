@@ -90,7 +90,7 @@ struct ConfigurationLoader {
             if let secret = environment[variable], !secret.isEmpty {
                 configuration.verifyReceiptSharedSecret = secret
             } else if needsSecrets {
-                throw ConfigurationError(key: "apple.verify_receipt.shared_secret_env", message: "names \(variable), which is not set in the environment")
+                throw ConfigurationError(key: "apple.verify_receipt.shared_secret_env", message: SecretVariable.missing(variable, in: environment))
             }
         }
         return configuration

@@ -36,7 +36,7 @@ enum StructuredSettings {
                     if let value = environment[variable], !value.isEmpty {
                         secret = value
                     } else if needsSecrets {
-                        throw ConfigurationError(key: "\(key).shared_secret_env", message: "names \(variable), which is not set in the environment")
+                        throw ConfigurationError(key: "\(key).shared_secret_env", message: SecretVariable.missing(variable, in: environment))
                     }
                 }
                 let unsigned = try fields["allow_unsigned_local"].map { try boolean($0, key: "\(key).allow_unsigned_local") } ?? false

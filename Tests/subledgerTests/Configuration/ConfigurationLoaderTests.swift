@@ -282,6 +282,24 @@ struct StructuredConfigurationTests {
         #expect(refusedKey(yaml) == key)
     }
 
+    /// A secret variable set but empty (Docker Compose passes an unset `${VAR}` on as empty) is told
+    /// apart from one not set, for either key that names one.
+    @Test func anEmptySecretVariableIsToldApartFromAnUnsetOne() {
+        let yaml = "apple:\n  verify_receipt: { shared_secret_env: RECEIPT_SECRET }\n  apps:\n    - { bundle_id: a, shared_secret_env: APP_SECRET }"
+        let message = { (environment: [String: String]) -> String in
+            do {
+                _ = try ConfigurationLoader(environment: environment).load(yaml: yaml)
+                return "loaded"
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(message([:]).contains("names APP_SECRET, which is not set in the environment"))
+        #expect(message(["APP_SECRET": ""]).contains("names APP_SECRET, which is set but empty"))
+        #expect(message(["APP_SECRET": "s", "RECEIPT_SECRET": ""]).contains("names RECEIPT_SECRET, which is set but empty"))
+        #expect(message(["APP_SECRET": "s"]).contains("names RECEIPT_SECRET, which is not set in the environment"))
+    }
+
     /// migrate, replay and audit never talk to Apple: they load the same file without the secrets it
     /// names, so an auditor's job is not given Apple's shared secret. serve still needs them.
     @Test func commandsThatNeedNoSecretsLoadTheFileWithoutThem() throws {
