@@ -3,7 +3,8 @@ import Foundation
 /// Where the events live: `sqlite:PATH` (the embedded default) or a `postgres://` URL.
 ///
 /// PostgreSQL URLs take `user:password@host:port/database` and the query options `sslmode`
-/// (`disable`, `prefer`, `require`; default `disable`), `pool_size` (default 10) and `search_path`.
+/// (`disable`, `prefer`, `require`; default `disable`), `sslrootcert`, `pool_size` (default 10),
+/// `read_batches`, `acquire_timeout`, `search_path` and `application_name` (docs/operations.md).
 public enum DatabaseURL: Sendable, Hashable, CustomStringConvertible {
     case sqlite(path: String)
     case postgres(PostgresSettings)
@@ -40,10 +41,11 @@ public enum DatabaseURL: Sendable, Hashable, CustomStringConvertible {
 
     /// The URL with any password replaced, for logs and error messages.
     ///
-    /// A password holding `/`, `#`, `?` or `@` unescaped makes the URL unreadable to `URLComponents`,
-    /// or read with the password cut at the first `@` and the rest of it as the host, so then
-    /// everything between the scheme and the last `@` is hidden, the user name too: the text is
-    /// going into an error message because it could not be read.
+    /// A password holding `/`, `#` or `?` unescaped makes the URL unreadable to `URLComponents`, or
+    /// read with the user information ending at an `@` before that character and the rest of the
+    /// password as the host; so when the text from the scheme to its last `@` holds another `@`,
+    /// all of it is hidden, the user name too: the text is going into an error message because it
+    /// could not be read.
     static func redacted(_ text: String) -> String {
         guard let userInfo = userInfo(in: text) else { return text }
         if !text[userInfo].contains("@"), var components = URLComponents(string: text), components.password != nil {

@@ -1,5 +1,4 @@
 import Logging
-import NIOSSL
 import PostgresNIO
 
 /// Carries append hints between processes over one connection of its own: it LISTENs for other
@@ -29,7 +28,7 @@ struct PostgresChangeRelay: Sendable {
     func run() async {
         while !Task.isCancelled {
             do {
-                let connection = try await PostgresConnection.connect(configuration: try connectionConfiguration(), id: 0, logger: logger)
+                let connection = try await PostgresConnection.connect(configuration: try settings.directConnectionConfiguration(), id: 0, logger: logger)
                 do {
                     try await relay(on: connection)
                 } catch {
@@ -43,28 +42,6 @@ struct PostgresChangeRelay: Sendable {
             }
             try? await Task.sleep(for: retryInterval)
         }
-    }
-
-    /// The same server, credentials, TLS mode and search path as the store's pool.
-    private func connectionConfiguration() throws -> PostgresConnection.Configuration {
-        let tls: PostgresConnection.Configuration.TLS
-        switch settings.tls {
-        case .disable: tls = .disable
-        case .prefer: tls = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
-        case .require: tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
-        }
-        var configuration = PostgresConnection.Configuration(
-            host: settings.host,
-            port: settings.port,
-            username: settings.username,
-            password: settings.password,
-            database: settings.database,
-            tls: tls
-        )
-        if let searchPath = settings.searchPath {
-            configuration.options.additionalStartupParameters = [("search_path", searchPath)]
-        }
-        return configuration
     }
 
     /// Listens and announces on `connection` until cancelled or the connection fails.

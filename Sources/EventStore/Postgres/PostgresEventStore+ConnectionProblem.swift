@@ -1,5 +1,4 @@
 import Logging
-import NIOSSL
 import PostgresNIO
 
 extension PostgresEventStore {
@@ -9,18 +8,9 @@ extension PostgresEventStore {
     /// go to the log. A command that could not start says what the server answered (a wrong
     /// password, a database that does not exist) or why it could not be reached.
     public static func connectionProblem(_ settings: PostgresSettings) async -> String? {
-        var configuration = PostgresConnection.Configuration(
-            host: settings.host, port: settings.port, username: settings.username, password: settings.password,
-            database: settings.database, tls: .disable
-        )
         do {
-            switch settings.tls {
-            case .disable: break
-            case .prefer: configuration.tls = .prefer(try NIOSSLContext(configuration: settings.tlsConfiguration))
-            case .require: configuration.tls = .require(try NIOSSLContext(configuration: settings.tlsConfiguration))
-            }
+            var configuration = try settings.directConnectionConfiguration()
             configuration.options.connectTimeout = .seconds(5)
-            configuration.options.additionalStartupParameters = startupParameters(settings)
             let quiet = Logger(label: "subledger.eventstore.postgres.diagnosis") { _ in SwiftLogNoOpLogHandler() }
             let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: quiet)
             try? await connection.close()

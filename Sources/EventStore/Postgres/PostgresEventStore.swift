@@ -62,7 +62,7 @@ public final class PostgresEventStore: EventStore {
         let executor = Self.connectionExecutor
         let client = PostgresClient(configuration: configuration, eventLoopGroup: executor.eventLoop, backgroundLogger: logger)
         self.client = client
-        let connections = ConnectionLeaser(client: client, acquireTimeout: settings.acquireTimeout)
+        let connections = ConnectionLeaser(client: client, acquireTimeout: settings.acquireTimeout, logger: logger)
         self.connections = connections
         self.batchExecutor = executor
         self.relatedReads = ReadBatcher(
@@ -96,8 +96,8 @@ public final class PostgresEventStore: EventStore {
     private static let connectionLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     private static let connectionExecutor = EventLoopTaskExecutor(eventLoop: connectionLoops.next())
 
-    /// What every connection sets at start, the pool's and a diagnosis's alike (a value the server
-    /// refuses fails them the same way).
+    /// What every connection sets at start, the pool's, the change relay's and a diagnosis's alike
+    /// (a value the server refuses fails them the same way).
     static func startupParameters(_ settings: PostgresSettings) -> [(String, String)] {
         // No JIT: a large batched read (80 users) is estimated above `jit_above_cost`, and compiling
         // it took milliseconds per statement. Reads fell from 20,000/s to 4,000-5,000/s with

@@ -1,9 +1,10 @@
 import NIOSSL
+import PostgresNIO
 
 extension PostgresSettings {
-    /// The TLS set-up of every connection (the pool's and a diagnosis' direct one): the server's
-    /// certificate and host name are verified, against `sslrootcert`'s roots when given, else the
-    /// system's.
+    /// The TLS set-up of every connection (the pool's, the change relay's and a diagnosis' direct
+    /// one): the server's certificate and host name are verified, against `sslrootcert`'s roots
+    /// when given, else the system's.
     var tlsConfiguration: TLSConfiguration {
         var configuration = TLSConfiguration.makeClientConfiguration()
         if let path = tlsRootCertificates {
@@ -24,5 +25,21 @@ extension PostgresSettings {
         guard !certificates.isEmpty else {
             throw EventStoreError(.invalidDatabaseURL, "sslrootcert \(path) holds no PEM certificate")
         }
+    }
+
+    /// A connection of its own outside the pool (the change relay's LISTEN, a diagnosis' attempt),
+    /// set up as the pool's are: the same server, credentials, TLS and start-up parameters.
+    func directConnectionConfiguration() throws -> PostgresConnection.Configuration {
+        let tls: PostgresConnection.Configuration.TLS
+        switch self.tls {
+        case .disable: tls = .disable
+        case .prefer: tls = .prefer(try NIOSSLContext(configuration: tlsConfiguration))
+        case .require: tls = .require(try NIOSSLContext(configuration: tlsConfiguration))
+        }
+        var configuration = PostgresConnection.Configuration(
+            host: host, port: port, username: username, password: password, database: database, tls: tls
+        )
+        configuration.options.additionalStartupParameters = PostgresEventStore.startupParameters(self)
+        return configuration
     }
 }

@@ -26,8 +26,8 @@ struct PostgresConnectionProblemTests {
         #expect(unreachable.contains("Connection refused"), "\(unreachable)")
     }
 
-    /// The pool's connections carry their `application_name`, so an operator reading
-    /// `pg_stat_activity` (a blocked replay names it) sees which are the ledger's.
+    /// The pool's connections and the change relay's carry their `application_name`, so an operator
+    /// reading `pg_stat_activity` (a blocked replay names it) sees which are the ledger's.
     @Test(.enabled(if: TestDatabases.dialects.contains(.postgres)))
     func theConnectionsNameThemselvesInPgStatActivity() async throws {
         guard let url = TestDatabases.postgresURL else { throw PostgreSQLRequired() }
@@ -39,12 +39,16 @@ struct PostgresConnectionProblemTests {
             try await withRunning(store) {
                 try await store.migrate()
                 _ = try await store.eventCount()
-                let rows = try await raw.query(
-                    "SELECT count(*)::int FROM pg_stat_activity WHERE application_name = \(name)", logger: TestDatabases.logger
-                )
+                // The pool's connection and the change relay's LISTEN connection, which opens on its own.
                 var seen = 0
-                for try await count in rows.decode(Int.self) { seen = count }
-                #expect(seen >= 1)
+                for _ in 0..<100 where seen < 2 {
+                    let rows = try await raw.query(
+                        "SELECT count(*)::int FROM pg_stat_activity WHERE application_name = \(name)", logger: TestDatabases.logger
+                    )
+                    for try await count in rows.decode(Int.self) { seen = count }
+                    if seen < 2 { try await Task.sleep(for: .milliseconds(100)) }
+                }
+                #expect(seen >= 2)
             }
         }
     }

@@ -100,7 +100,8 @@ struct EventStoreUnitTests {
     /// A URL that cannot be read is quoted in the error; its password must not be, however it breaks
     /// the URL's syntax.
     @Test(arguments: ["postgres://u:pa/ss@h/db", "postgres://u:pa#ss@h/db", "postgres://u:pa?ss@h/db", "postgres://u:12/34@h/db",
-                      "postgres://u:12#34@h/db", "postgres://u:12?34@h/db", "postgres://u:pa ss@h:x/db", "mysql://u:pass@h/db"])
+                      "postgres://u:12#34@h/db", "postgres://u:12?34@h/db", "postgres://u:pa ss@h:x/db", "mysql://u:pass@h/db",
+                      "postgres://u:12?sslrootcert=/x@h/db", "postgres://u:p?sslrootcert=/x@h/db"])
     func aURLThatCannotBeReadIsQuotedWithoutItsPassword(_ url: String) {
         let secret = url.split(separator: ":")[2].split(separator: "@")[0]
         do {
@@ -111,10 +112,11 @@ struct EventStoreUnitTests {
         }
     }
 
-    /// A password with an unescaped `@` was quoted from that `@` on: `URLComponents` ends the user
-    /// information at the first one and read the rest of the password as the host.
+    /// A password with an unescaped `@` followed by a `/`, `?` or `#` was quoted from that `@` on:
+    /// `URLComponents` then ends the user information at it and reads the rest of the password as
+    /// the host. (An option's value may hold a `/`, so `sslrootcert` in a broken password is tried too.)
     @Test(arguments: [("postgres://u:ab@cdSECRET/ef@h/db", "cdSECRET"), ("postgres://u:ab@cdSECRET?x@h/db", "cdSECRET"),
-                      ("postgres://u:ab@cdSECRET#x@h/db", "cdSECRET"), ("postgres://u:ab@cd@SECRET@h/db?colour=blue", "SECRET")])
+                      ("postgres://u:ab@cdSECRET#x@h/db", "cdSECRET"), ("postgres://u:ab@SECRET?sslrootcert=/x@h/db", "SECRET")])
     func aPasswordWithAnAtSignIsQuotedWithNoneOfIt(_ url: String, _ secret: String) {
         #expect(!DatabaseURL.redacted(url).contains(secret), "\(DatabaseURL.redacted(url))")
         #expect(!DatabaseURL.redacted(url).contains("ab"), "\(DatabaseURL.redacted(url))")
@@ -162,9 +164,14 @@ struct EventStoreUnitTests {
         }
     }
 
-    /// A URL that can be read keeps its user name when quoted, and only the password is hidden.
-    @Test func aReadableURLIsQuotedWithItsUserName() {
+    /// A URL that can be read keeps its user name when quoted, and only the password is hidden. A
+    /// password holding an `@` and none of `/`, `?`, `#` reads whole, and is hidden whole.
+    @Test func aReadableURLIsQuotedWithItsUserName() throws {
         #expect(DatabaseURL.redacted("postgres://app:s3cret@db.local:6432/ledger?pool_size=0") == "postgres://app:***@db.local:6432/ledger?pool_size=0")
+        let settings = try PostgresSettings(url: "postgres://u:ab@cd@h/db")
+        #expect(settings.password == "ab@cd" && settings.host == "h" && settings.database == "db")
+        #expect(!DatabaseURL.redacted("postgres://u:ab@cd@h/db?pool_size=0").contains("ab"))
+        #expect(!DatabaseURL.redacted("postgres://u:ab@cd@h/db?pool_size=0").contains("cd"))
     }
 
     /// The audit reads in pages: a stream whose events run over two pages, with an append between

@@ -11,6 +11,7 @@ import PostgresNIO
 struct ConnectionLeaser: Sendable {
     let client: PostgresClient
     let acquireTimeout: Duration
+    let logger: Logger
 
     /// Runs `body` with a leased connection, in the caller's task, waiting for it at most
     /// `acquireTimeout`, or `wait` when that is shorter.
@@ -60,21 +61,26 @@ struct ConnectionLeaser: Sendable {
                 // its connection's life. One prepared before the schema existed (serve --no-migrate
                 // before the migrate job) went on failing on that connection after the migration
                 // until it idled out; closed here, the pool opens a fresh connection instead.
-                if Self.failsWithTheSchema(error) { try? await connection.close() }
+                if Self.failsWithTheSchema(error) {
+                    logger.notice("closing a PostgreSQL connection whose statement did not fit the schema", metadata: ["error": "\(error)"])
+                    try? await connection.close()
+                }
                 throw error
             }
         }
     }
 
-    /// Whether `error` is PostgreSQL refusing a statement for the schema it found: an object that
-    /// does not exist or a statement that does not fit it (class 42), a missing schema (3F000), or
-    /// a prepared statement whose result no longer fits a changed table (0A000, "cached plan must
-    /// not change result type").
+    /// Whether `error` is PostgreSQL refusing a statement for the schema it found, as a statement's
+    /// preparation fails: a table, column, function or other object that does not exist (42P01,
+    /// 42703, 42883, 42704), a missing schema (3F000), or a prepared statement whose result no
+    /// longer fits a changed table (0A000, "cached plan must not change result type"). Not every
+    /// class 42 error: a permission (42501) is checked when a statement runs, never cached, and a
+    /// missing grant must not make every request reconnect.
     static func failsWithTheSchema(_ error: any Error) -> Bool {
         switch error {
         case let error as PSQLError:
             guard let state = error.serverInfo?[.sqlState] else { return false }
-            return state.hasPrefix("42") || state == "3F000" || state == "0A000"
+            return ["42P01", "42703", "42883", "42704", "3F000", "0A000"].contains(state)
         case let error as PostgresTransactionError:
             return [error.closureError, error.beginError, error.commitError, error.rollbackError].contains { $0.map(failsWithTheSchema) ?? false }
         default:
