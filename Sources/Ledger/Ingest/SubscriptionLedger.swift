@@ -186,6 +186,14 @@ public final class SubscriptionLedger: Sendable {
         var renewals: [RenewalObservation] = []
         if let signedRenewalInfo {
             let renewal = try await verifier.verifyRenewalInfo(signedRenewalInfo, bundleId: verified.payload.bundleId, now: now)
+            // Every renewal info Apple signs states auto-renew. A signed transaction sent in its
+            // place decodes as renewal info stating nothing, and was recorded as renewal off.
+            guard renewal.payload.autoRenewStatus != nil else {
+                throw LedgerError(
+                    .malformedBody,
+                    "signed_renewal_info states no autoRenewStatus, so it is not renewal info (a signed transaction sent in its place?)"
+                )
+            }
             // The two parts are verified apart: each must be about the same subscription in the same
             // environment, or one could bring another subscription's (or environment's) renewal state.
             guard let other = renewal.payload.originalTransactionId, other == transaction.originalTransactionId else {

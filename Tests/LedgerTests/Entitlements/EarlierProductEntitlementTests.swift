@@ -116,6 +116,19 @@ struct EarlierProductEntitlementTests {
         }
     }
 
+    /// A signed transaction sent as `signed_renewal_info` (same subscription, same environment)
+    /// decodes as renewal info stating nothing: refused, not recorded as renewal off.
+    @Test func aTransactionSentAsRenewalInfoIsRefused() async throws {
+        try await H.run { h in
+            let jws = try h.pki.signTransaction(H.transaction("1000", purchased: 0, expires: 30, signed: 1))
+            try await h.expectRefusal(.malformedBody) {
+                _ = try await h.ledger.submitTransaction(userId: "u1", signedTransaction: jws, signedRenewalInfo: jws, context: .init(source: "test"))
+            }
+            _ = try await h.ledger.submitTransaction(userId: "u1", signedTransaction: jws, signedRenewalInfo: nil, context: .init(source: "test"))
+            #expect(try await h.store.eventCount() > 0)
+        }
+    }
+
     /// On an upgrade Apple usually sends only the new transaction: the old period then ends when the
     /// new one was bought, though its own record still shows its full term.
     @Test func anUpgradeKnownOnlyByItsNewTransactionEndsTheOldPeriodThen() async throws {
