@@ -58,6 +58,7 @@ public struct LedgerRoutes: Sendable {
         }
         v1.get("users/:user_id/entitlements") { request, context in
             try authenticator.require(.read, request)
+            try Self.requireKnownQuery(request, ["at", "as_of"])
             let user = try Self.pathUser(context)
             let at = try Self.date(request, "at")
             if var asOf = try Self.date(request, "as_of") {
@@ -80,6 +81,7 @@ public struct LedgerRoutes: Sendable {
         }
         v1.get("users/:user_id/events") { request, context in
             try authenticator.require(.read, request)
+            try Self.requireKnownQuery(request, ["limit", "after"])
             let user = try Self.pathUser(context)
             let page = try await ledger.userEvents(userId: user, after: try Self.cursor(request), limit: try Self.limit(request))
             return EventPageBody(events: page.events.map(EventBody.init), next_after: page.next.description)
@@ -100,6 +102,7 @@ public struct LedgerRoutes: Sendable {
         }
         v1.get("subscriptions/:original_transaction_id") { request, context in
             try authenticator.require(.read, request)
+            try Self.requireKnownQuery(request, ["at"])
             let chain = try Self.pathParameter(context, "original_transaction_id")
             let asked = try Self.date(request, "at")
             guard let evaluation = try await ledger.chain(originalTransactionId: chain, at: asked ?? clock.now()) else {
@@ -110,6 +113,7 @@ public struct LedgerRoutes: Sendable {
         }
         v1.get("events") { request, context in
             try authenticator.require(.read, request)
+            try Self.requireKnownQuery(request, ["after", "limit"])
             let after = try Self.cursor(request) ?? .start
             let limit = try Self.limit(request)
             if FeedFormat(accept: request.headers[.accept]) == .ndjson {
@@ -233,9 +237,23 @@ public struct LedgerRoutes: Sendable {
     static func date(_ request: Request, _ name: String) throws -> Date? {
         guard let text = request.uri.queryParameters[Substring(name)] else { return nil }
         guard let date = APIDate.parse(String(text)) else {
-            throw Problem(status: .badRequest, code: "invalid_query", title: "Invalid query", detail: "\(name) must be an ISO 8601 date, like 2026-11-21T10:00:00Z")
+            throw Problem(
+                status: .badRequest, code: "invalid_query", title: "Invalid query",
+                detail: "\(name) must be an RFC 3339 date-time, like 2026-11-21T10:00:00Z or 2026-11-21T11:00:00+01:00"
+            )
         }
         return date
+    }
+
+    /// Refuses a query parameter the route does not take: a misspelt `as_of`, or one the route lacks
+    /// (a subscription has no `as_of`), was ignored, and the answer read as if it had been applied.
+    static func requireKnownQuery(_ request: Request, _ known: [String]) throws {
+        for (name, _) in request.uri.queryParameters where !known.contains(String(name)) {
+            throw Problem(
+                status: .badRequest, code: "invalid_query", title: "Invalid query",
+                detail: "unknown query parameter \(name); this endpoint takes \(known.joined(separator: ", "))"
+            )
+        }
     }
 
     /// The `after` cursor: exactly a `next_after` value (`<transaction>-<position>`). A bare position

@@ -250,6 +250,20 @@ struct APIEndToEndTests {
             let trailing = try await h.request(.get, "/v1/users/u1/entitlements?as_of=2026-11-21T10:00:00Zjunk", key: H.readKey)
             #expect(trailing.status == .badRequest)
             #expect(try h.object(trailing)["code"] as? String == "invalid_query")
+            // A parameter a route does not take is refused, not ignored: a misspelt as_of, or an
+            // as_of where there is none, answered the current state as if it had been applied.
+            for (path, name, known) in [
+                ("/v1/users/u1/entitlements?asof=2020-01-01T00:00:00Z", "asof", "at, as_of"),
+                ("/v1/subscriptions/2000?as_of=2020-01-01T00:00:00Z", "as_of", "at"),
+                ("/v1/users/u1/events?cursor=0-0", "cursor", "limit, after"),
+                ("/v1/events?after=0-0&page=2", "page", "after, limit"),
+            ] {
+                let unknown = try await h.request(.get, path, key: H.readKey)
+                #expect(unknown.status == .badRequest, "\(path)")
+                #expect(try h.object(unknown)["code"] as? String == "invalid_query", "\(path)")
+                #expect(try h.object(unknown)["detail"] as? String == "unknown query parameter \(name); this endpoint takes \(known)", "\(path)")
+            }
+            #expect(try await h.request(.get, "/v1/users/u1/entitlements?at=2000-01-01T00:00:00Z&as_of=2000-01-01T00:00:00Z", key: H.readKey).status == .ok)
             let grant = try await h.request(
                 .post, "/v1/users/u1/grants", key: H.adminKey,
                 json: #"{"entitlement":"pro","expires_at":"2027-01-01T00:00:00Z!!","reason":"support"}"#
