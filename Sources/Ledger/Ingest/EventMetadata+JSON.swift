@@ -5,6 +5,7 @@ extension EventMetadata {
     func encodedJSON() -> Data {
         var writer = JSONWriter(capacity: 256)
         writer.beginObject()
+        writer.field("apiKey", apiKey)
         writer.field("receivedAt", receivedAt)
         writer.field("requestId", requestId)
         writer.field("source", source)

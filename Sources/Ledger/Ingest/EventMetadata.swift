@@ -14,12 +14,15 @@ struct EventMetadata: Codable, Sendable {
     var receivedAt: Int64
     var source: String
     var requestId: String?
+    /// The API key's name, for what a backend submitted or an operator granted.
+    var apiKey: String?
     var verification: Verification?
 
     init(receivedAt: Date, context: IngestContext, facts: VerificationFacts? = nil) {
         self.receivedAt = Timestamp.milliseconds(receivedAt)
         self.source = context.source
         self.requestId = context.requestID
+        self.apiKey = context.apiKey
         self.verification = facts.map {
             Verification(
                 leafFingerprint: $0.leafCertificateFingerprint,

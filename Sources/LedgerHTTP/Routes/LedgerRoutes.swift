@@ -35,24 +35,24 @@ public struct LedgerRoutes: Sendable {
             }
         }
         v1.post("apple/transactions") { request, context in
-            try authenticator.require(.ingest, request)
+            let key = try authenticator.require(.ingest, request)
             return try await self.submission("POST /v1/apple/transactions") { source in
                 let body = try await Self.decode(SubmitTransactionRequest.self, request, context)
                 try Self.requireUser(body.user_id)
                 return try await ledger.submitTransaction(
                     userId: body.user_id, signedTransaction: body.signed_transaction,
-                    signedRenewalInfo: body.signed_renewal_info, context: Self.ingestContext(source, context)
+                    signedRenewalInfo: body.signed_renewal_info, context: Self.ingestContext(source, context, key: key)
                 )
             }
         }
         v1.post("apple/receipts") { request, context in
-            try authenticator.require(.ingest, request)
+            let key = try authenticator.require(.ingest, request)
             return try await self.submission("POST /v1/apple/receipts") { source in
                 let body = try await Self.decode(SubmitReceiptRequest.self, request, context)
                 try Self.requireUser(body.user_id)
                 return try await ledger.submitReceipt(
                     userId: body.user_id, receiptData: body.receipt_data, bundleId: body.bundle_id,
-                    context: Self.ingestContext(source, context)
+                    context: Self.ingestContext(source, context, key: key)
                 )
             }
         }
@@ -87,7 +87,7 @@ public struct LedgerRoutes: Sendable {
             return EventPageBody(events: page.events.map(EventBody.init), next_after: page.next.description)
         }
         v1.post("users/:user_id/grants") { request, context in
-            try authenticator.require(.admin, request)
+            let key = try authenticator.require(.admin, request)
             let user = try Self.pathUser(context)
             let body = try await Self.decode(GrantRequest.self, request, context)
             guard let expires = APIDate.parse(body.expires_at) else {
@@ -95,7 +95,7 @@ public struct LedgerRoutes: Sendable {
             }
             let grant = try await ledger.grant(
                 userId: user, entitlement: body.entitlement, expiresAt: expires, reason: body.reason,
-                context: Self.ingestContext("POST /v1/users/{user_id}/grants", context)
+                context: Self.ingestContext("POST /v1/users/{user_id}/grants", context, key: key)
             )
             let answer = GrantBody(grant_id: grant.grantId, user_id: user, entitlement: grant.entitlement, expires_at: APIDate.string(expires), reason: grant.reason)
             return try Self.json(answer, status: .created)
@@ -186,8 +186,8 @@ public struct LedgerRoutes: Sendable {
         Counter(label: "subledger_ingest_total", dimensions: [("endpoint", source), ("result", result)]).increment()
     }
 
-    static func ingestContext(_ source: String, _ context: LedgerRequestContext) -> IngestContext {
-        IngestContext(source: source, requestID: context.requestID)
+    static func ingestContext(_ source: String, _ context: LedgerRequestContext, key: APIKey? = nil) -> IngestContext {
+        IngestContext(source: source, requestID: context.requestID, apiKey: key?.name)
     }
 
     static func decode<T: Decodable>(_ type: T.Type, _ request: Request, _ context: LedgerRequestContext) async throws -> T {

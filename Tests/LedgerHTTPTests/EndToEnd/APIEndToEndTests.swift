@@ -643,6 +643,35 @@ struct APIEndToEndTests {
         }
     }
 
+    /// What a backend submitted or an operator granted names the API key it came with, so an auditor
+    /// reading the history sees who did it; Apple's webhooks name none.
+    @Test(arguments: TestDatabases.dialects)
+    func eventsRecordedWithAnAPIKeyNameIt(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect) { h in
+            #expect(try await h.submit(user: "u1", H.transaction("1000", purchased: 0, expires: 30), at: 1).status == .ok)
+            let grant = try await h.request(
+                .post, "/v1/users/u1/grants", key: H.adminKey,
+                json: #"{"entitlement":"pro","expires_at":"\#(Day.iso(60))","reason":"support"}"#
+            )
+            #expect(grant.status == .created)
+            let webhook = try await h.notify(.didRenew, transaction: H.transaction("1001", original: "1000", purchased: 30, expires: 60), at: 30)
+            #expect(webhook.status == .ok)
+            let feed = try h.object(try await h.request(.get, "/v1/events", key: H.readKey))["events"] as? [[String: Any]] ?? []
+            let keys = feed.map { event in
+                ((event["type"] as? String) ?? "", ((event["metadata"] as? [String: Any])?["apiKey"] as? String) ?? "-")
+            }
+            #expect(keys.count >= 4, "\(keys)")
+            for (type, key) in keys {
+                switch type {
+                case "apple.transaction", "user.linked": #expect(key == "backend", "\(keys)")
+                case "entitlement.granted": #expect(key == "operator", "\(keys)")
+                case "apple.notification.v2": #expect(key == "-", "\(keys)")
+                default: Issue.record("unexpected event \(type)")
+                }
+            }
+        }
+    }
+
     /// A new server process on the same SQLite file, or the same PostgreSQL database, serves what the
     /// previous one recorded.
     @Test(arguments: TestDatabases.dialects)

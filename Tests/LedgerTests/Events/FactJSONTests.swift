@@ -59,6 +59,7 @@ struct FactJSONTests {
             EventMetadata(receivedAt: Date(timeIntervalSince1970: 1_795_435_200.5), context: IngestContext(source: "POST /v1/apple/notifications/v2", requestID: "r-1")),
             EventMetadata(receivedAt: Date(timeIntervalSince1970: 0), context: IngestContext(source: "test"), facts: facts),
             EventMetadata(receivedAt: Date(timeIntervalSince1970: 12), context: IngestContext(source: "é\n😀", requestID: nil), facts: facts),
+            EventMetadata(receivedAt: Date(timeIntervalSince1970: 13), context: IngestContext(source: "POST /v1/users/{user_id}/grants", requestID: "r-2", apiKey: "operator \"eu\"")),
         ]
         for metadata in cases {
             #expect(String(decoding: metadata.encodedJSON(), as: UTF8.self) == String(decoding: try encoder.encode(metadata), as: UTF8.self))
