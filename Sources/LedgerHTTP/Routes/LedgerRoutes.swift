@@ -81,7 +81,7 @@ public struct LedgerRoutes: Sendable {
         }
         v1.get("users/:user_id/events") { request, context in
             try authenticator.require(.read, request)
-            try Self.requireKnownQuery(request, ["limit", "after"])
+            try Self.requireKnownQuery(request, ["after", "limit"])
             let user = try Self.pathUser(context)
             let page = try await ledger.userEvents(userId: user, after: try Self.cursor(request), limit: try Self.limit(request))
             return EventPageBody(events: page.events.map(EventBody.init), next_after: page.next.description)
@@ -91,7 +91,7 @@ public struct LedgerRoutes: Sendable {
             let user = try Self.pathUser(context)
             let body = try await Self.decode(GrantRequest.self, request, context)
             guard let expires = APIDate.parse(body.expires_at) else {
-                throw Problem(status: .badRequest, code: "malformed_body", title: "Malformed body", detail: "expires_at must be an ISO 8601 date")
+                throw Problem(status: .badRequest, code: "malformed_body", title: "Malformed body", detail: "expires_at must be an RFC 3339 date-time, like 2027-01-01T00:00:00Z")
             }
             let grant = try await ledger.grant(
                 userId: user, entitlement: body.entitlement, expiresAt: expires, reason: body.reason,
@@ -245,14 +245,21 @@ public struct LedgerRoutes: Sendable {
         return date
     }
 
-    /// Refuses a query parameter the route does not take: a misspelt `as_of`, or one the route lacks
-    /// (a subscription has no `as_of`), was ignored, and the answer read as if it had been applied.
+    /// Refuses a query parameter the route does not take, or one given twice: a misspelt `as_of`,
+    /// one the route lacks (a subscription has no `as_of`) or a second `at` was ignored, and the
+    /// answer read as if it had been applied. An empty name (`&&`) is no parameter.
     static func requireKnownQuery(_ request: Request, _ known: [String]) throws {
-        for (name, _) in request.uri.queryParameters where !known.contains(String(name)) {
-            throw Problem(
-                status: .badRequest, code: "invalid_query", title: "Invalid query",
-                detail: "unknown query parameter \(name); this endpoint takes \(known.joined(separator: ", "))"
-            )
+        var seen: Set<Substring> = []
+        for (name, _) in request.uri.queryParameters where !name.isEmpty {
+            guard known.contains(String(name)) else {
+                throw Problem(
+                    status: .badRequest, code: "invalid_query", title: "Invalid query",
+                    detail: "unknown query parameter \(name); this endpoint takes \(known.joined(separator: ", "))"
+                )
+            }
+            guard seen.insert(name).inserted else {
+                throw Problem(status: .badRequest, code: "invalid_query", title: "Invalid query", detail: "\(name) is given more than once")
+            }
         }
     }
 

@@ -98,6 +98,13 @@ enum StructuredSettings {
                 }
                 return APIKey(name: name, scopes: parsed, sha256: hash)
             }
+            // The name is what events recorded with a key keep (metadata `apiKey`): two keys of one
+            // name could not be told apart in the history.
+            for (index, key) in configuration.apiKeys.enumerated() {
+                if let first = configuration.apiKeys.firstIndex(where: { $0.name == key.name }), first < index {
+                    throw ConfigurationError(key: "auth.keys[\(index)].name", message: "\(key.name) is auth.keys[\(first)]'s name too; each key needs its own")
+                }
+            }
         }
     }
 

@@ -255,7 +255,7 @@ struct APIEndToEndTests {
             for (path, name, known) in [
                 ("/v1/users/u1/entitlements?asof=2020-01-01T00:00:00Z", "asof", "at, as_of"),
                 ("/v1/subscriptions/2000?as_of=2020-01-01T00:00:00Z", "as_of", "at"),
-                ("/v1/users/u1/events?cursor=0-0", "cursor", "limit, after"),
+                ("/v1/users/u1/events?cursor=0-0", "cursor", "after, limit"),
                 ("/v1/events?after=0-0&page=2", "page", "after, limit"),
             ] {
                 let unknown = try await h.request(.get, path, key: H.readKey)
@@ -263,7 +263,11 @@ struct APIEndToEndTests {
                 #expect(try h.object(unknown)["code"] as? String == "invalid_query", "\(path)")
                 #expect(try h.object(unknown)["detail"] as? String == "unknown query parameter \(name); this endpoint takes \(known)", "\(path)")
             }
-            #expect(try await h.request(.get, "/v1/users/u1/entitlements?at=2000-01-01T00:00:00Z&as_of=2000-01-01T00:00:00Z", key: H.readKey).status == .ok)
+            #expect(try await h.request(.get, "/v1/users/u1/entitlements?at=2000-01-01T00:00:00Z&as_of=2000-01-01T00:00:00Z&&", key: H.readKey).status == .ok)
+            let twice = try await h.request(.get, "/v1/subscriptions/2000?at=2000-01-01T00:00:00Z&at=2030-01-01T00:00:00Z", key: H.readKey)
+            #expect(twice.status == .badRequest)
+            #expect(try h.object(twice)["detail"] as? String == "at is given more than once")
+            #expect(try await h.request(.head, "/v1/events?page=2", key: H.readKey).status == .badRequest)
             let grant = try await h.request(
                 .post, "/v1/users/u1/grants", key: H.adminKey,
                 json: #"{"entitlement":"pro","expires_at":"2027-01-01T00:00:00Z!!","reason":"support"}"#

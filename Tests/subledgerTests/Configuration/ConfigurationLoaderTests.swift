@@ -269,6 +269,8 @@ struct StructuredConfigurationTests {
         ("auth:\n  keys:\n    - { name: k, scopes: [write], sha256: \"2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824\" }", "auth.keys[0].scopes"),
         ("auth:\n  keys:\n    - { name: k, scopes: [read], sha256: short }", "auth.keys[0].sha256"),
         ("linking: { policy: share }", "linking.policy"),
+        // The name is what events keep of the key they were recorded with.
+        ("auth:\n  keys:\n    - { name: k, scopes: [read], sha256: \"2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824\" }\n    - { name: k, scopes: [admin], sha256: \"486ea46224d1bb4fb680f34f7c9ad96a8f24ec88be73ea8e5a6c65260e9cb8a7\" }", "auth.keys[1].name"),
         // A list or a mapping where one value belongs was read as absent: a pass without an end.
         ("products:\n  p: { entitlements: [pro], duration_days: [30] }", "products.p.duration_days"),
         ("apple:\n  apps:\n    - { bundle_id: a, app_apple_id: { id: 1 } }", "apple.apps[0].app_apple_id"),
