@@ -14,6 +14,11 @@ public enum LegacyTransactionReceipt {
         guard !compact.isEmpty else {
             throw AppStoreError(.emptyReceipt, "transaction receipt is empty")
         }
+        // The plist begins with `{`, whose base64 begins with `e`: anything else (an app receipt,
+        // `MI...`) is told apart without decoding it whole.
+        guard compact.hasPrefix("e") else {
+            throw AppStoreError(.notAReceipt, "transaction receipt is not an old-style property list")
+        }
         guard let outer = Base64.decode(compact) else {
             throw AppStoreError(.notAReceipt, "transaction receipt is not base64")
         }

@@ -42,19 +42,13 @@ public final class PostgresEventStore: EventStore {
         now: @escaping @Sendable () -> Date = { Date() },
         listenRetryInterval: Duration = .seconds(1)
     ) {
-        var tls: PostgresClient.Configuration.TLS
-        switch settings.tls {
-        case .disable: tls = .disable
-        case .prefer: tls = .prefer(settings.tlsConfiguration)
-        case .require: tls = .require(settings.tlsConfiguration)
-        }
         var configuration = PostgresClient.Configuration(
             host: settings.host,
             port: settings.port,
             username: settings.username,
             password: settings.password,
             database: settings.database,
-            tls: tls
+            tls: settings.poolTLS
         )
         configuration.options.maximumConnections = settings.poolSize
         configuration.options.minimumConnections = 0

@@ -13,6 +13,15 @@ extension PostgresSettings {
         return configuration
     }
 
+    /// The pool's TLS (postgres-nio's client takes the configuration, a connection a context).
+    var poolTLS: PostgresClient.Configuration.TLS {
+        switch tls {
+        case .disable: .disable
+        case .prefer: .prefer(tlsConfiguration)
+        case .require: .require(tlsConfiguration)
+        }
+    }
+
     /// Refuses an `sslrootcert` that holds no PEM certificate, when the URL is read, so a wrong path
     /// is a configuration error naming it instead of every connection's failed handshake.
     static func checkRootCertificates(at path: String) throws(EventStoreError) {

@@ -132,7 +132,7 @@ final class UnparsableHeadHandler: ChannelDuplexHandler, RemovableChannelHandler
         if case .headerOverflow = error {
             return Problem(
                 status: .requestHeaderFieldsTooLarge, code: "headers_too_large", title: "Request headers too large",
-                detail: "the request's head exceeds the server's limits: the URL, each header field and all of them together must stay within \(RequestHeadLimits.headBytes / 1024) KiB, with at most \(RequestHeadLimits.fieldCount) header fields"
+                detail: "the request's head exceeds the server's limits: the URL and each header field must stay within \(RequestHeadLimits.fieldBytes / 1024) KiB, all of them together within \(RequestHeadLimits.headBytes / 1024) KiB, with at most \(RequestHeadLimits.fieldCount) header fields"
             )
         }
         return Problem(

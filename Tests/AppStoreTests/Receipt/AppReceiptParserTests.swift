@@ -73,4 +73,12 @@ import Testing
         let text = Data("{ \"signature\" = \"x\"; }".utf8).base64EncodedString()
         #expect { _ = try LegacyTransactionReceipt.transactionId(fromBase64: text) } throws: { ($0 as? AppStoreError)?.code == .notAReceipt }
     }
+
+    /// An app receipt is not taken for a transaction receipt (it is told apart by its first bytes).
+    @Test func anAppReceiptIsNotATransactionReceipt() throws {
+        let receipt = try Fixture.text("xcode/xcode-app-receipt-with-transaction")
+        #expect { _ = try LegacyTransactionReceipt.transactionId(fromBase64: receipt) } throws: { error in
+            (error as? AppStoreError)?.code == .notAReceipt && "\(error)".contains("not an old-style property list")
+        }
+    }
 }

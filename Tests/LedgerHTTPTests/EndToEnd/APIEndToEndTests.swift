@@ -577,15 +577,13 @@ struct APIEndToEndTests {
             #expect(try h.object(secret)["code"] as? String == "shared_secret_rejected")
             // Unless the receipt itself says it is an app not served here: Apple checks the secret
             // against the receipt's app, so that is the client's input.
-            let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            let foreign = try String(contentsOf: tests.appendingPathComponent("AppStoreTests/Fixtures/xcode/xcode-app-receipt-empty"), encoding: .utf8)
-                .trimmingCharacters(in: .whitespacesAndNewlines)
+            let foreign = try AppleSamples.text("xcode/xcode-app-receipt-empty")
             #expect(foreign.hasPrefix(FakeVerifyReceipt.foreignReceiptPrefix))
             let countBefore = try await h.eventCount()
             let notOurs = try await h.request(.post, "/v1/apple/receipts", key: H.ingestKey, json: #"{"user_id":"u9","receipt_data":"\#(foreign)"}"#)
             #expect(notOurs.status == .badRequest)
             #expect(try h.object(notOurs)["code"] as? String == "unknown_app")
-            #expect(try h.object(notOurs)["detail"] as? String == "the receipt is for bundle id com.example.naturelab.backyardbirds.example, which is not a configured app (verifyReceipt refused the shared secret sent: status 21004)")
+            #expect(try h.object(notOurs)["detail"] as? String == "the receipt is for bundle id \(AppleSamples.xcodeReceiptApp), which is not a configured app (verifyReceipt refused the shared secret sent: status 21004)")
             #expect(try await h.eventCount() == countBefore)
 
             // `bundle_id` names the app (and its shared secret); one that is not configured is refused

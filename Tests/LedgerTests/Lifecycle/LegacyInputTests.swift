@@ -71,19 +71,12 @@ struct LegacyInputTests {
         try await H.run(sharedSecrets: [H.bundleId: "s3cret", other: "other-secret"], apps: apps, body)
     }
 
-    /// A real app receipt as Xcode writes it (Apple's public sample, in AppStoreTests' fixtures),
-    /// readable without Apple, and the bundle id it names.
+    /// A real app receipt as Xcode writes it (Apple's public sample), readable without Apple.
     static func xcodeReceipt() throws -> String {
-        try fixture("xcode/xcode-app-receipt-empty")
+        try AppleSamples.text("xcode/xcode-app-receipt-empty")
     }
 
-    static let xcodeReceiptApp = "com.example.naturelab.backyardbirds.example"
-
-    /// A fixture of AppStoreTests (Apple's public samples) by its path under `Fixtures`.
-    static func fixture(_ path: String) throws -> String {
-        let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return try String(contentsOf: tests.appendingPathComponent("AppStoreTests/Fixtures/\(path)"), encoding: .utf8)
-    }
+    static let xcodeReceiptApp = AppleSamples.xcodeReceiptApp
 
     static func submitXcodeReceipt(_ h: H, bundleId: String?) async throws {
         _ = try await h.ledger.submitReceipt(userId: "u1", receiptData: try xcodeReceipt(), bundleId: bundleId, context: .init(source: "test"))
@@ -569,7 +562,7 @@ struct LegacyInputTests {
     /// so it is refused as such before Apple is asked (its answer read as Apple failing, 502).
     @Test func aPreIOS7TransactionReceiptIsRefusedWithoutAskingApple() async throws {
         try await H.run { h in
-            let receipt = try Self.fixture("mock_signed_data/legacyTransaction")
+            let receipt = try AppleSamples.text("mock_signed_data/legacyTransaction")
             do {
                 _ = try await h.ledger.submitReceipt(userId: "u1", receiptData: receipt, context: .init(source: "test"))
                 Issue.record("expected invalid_receipt")
