@@ -68,14 +68,17 @@ public struct EntitlementEvaluator: Sendable {
         }
         for record in user.grants.values {
             let grant = record.grant
-            // A grant counts from when it was made until its end date or its revoke.
+            // A grant counts from when it was made until its end date or its revoke, whichever came
+            // first: `revoked` when an operator withdrew it before its end, else `expired`.
             let started = grant.at <= at
-            let ended = (grant.expiresAt.map { $0 <= at } ?? false) || (record.revokedAt.map { $0 <= at } ?? false)
+            let expired = grant.expiresAt.map { $0 <= at } ?? false
+            let revoked = record.revokedAt.map { $0 <= at && $0 < (grant.expiresAt ?? .max) } ?? false
             guard started else { continue }
+            let status: ChainStatus = revoked ? .revoked : (expired ? .expired : .active)
             candidates[grant.entitlement, default: []].append(EntitlementStatus(
                 id: grant.entitlement,
-                active: !ended,
-                status: ended ? ChainStatus.expired.rawValue : ChainStatus.active.rawValue,
+                active: status == .active,
+                status: status.rawValue,
                 productId: nil,
                 expiresAt: grant.expiresAt.map(ChainEvaluator.date),
                 gracePeriodExpiresAt: nil,

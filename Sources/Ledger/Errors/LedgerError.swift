@@ -41,6 +41,10 @@ public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let bundleIdRequired = Code("bundle_id_required")
         /// A manual grant names an entitlement no configured product grants.
         public static let unknownEntitlement = Code("unknown_entitlement")
+        /// A revoke names a grant the user does not have.
+        public static let unknownGrant = Code("unknown_grant")
+        /// A revoke names a grant that has already ended, so revoking it would change nothing.
+        public static let grantEnded = Code("grant_ended")
         /// No receipt validator is configured.
         public static let receiptValidationUnavailable = Code("receipt_validation_unavailable")
         /// A stored event this build cannot decode (written by hand, or by a build with another

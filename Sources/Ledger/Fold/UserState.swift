@@ -3,10 +3,13 @@
 /// Built from the user's own stream (`user.linked`, `user.unlinked`, `entitlement.*`), applying the
 /// outcomes recorded at ingestion.
 public struct UserState: Codable, Hashable, Sendable {
-    /// A grant and, once revoked, when.
+    /// A grant and, once revoked, when and why.
     public struct Grant: Codable, Hashable, Sendable {
         public var grant: ManualGrant
         public var revokedAt: Int64?
+        /// The first revoke's reason (absent from documents written before it was kept; a rebuild
+        /// fills it in).
+        public var revokeReason: String?
     }
 
     public var userId: String
@@ -40,9 +43,12 @@ public struct UserState: Codable, Hashable, Sendable {
     }
 
     /// Applies a revoke of an earlier grant (ignored if the grant is unknown). A grant revoked twice
-    /// ended at the first revoke.
+    /// ended at the first revoke, and keeps its reason (the earlier reason on a tie, whatever the order).
     public mutating func revoke(_ revoke: ManualGrant) {
         guard let current = grants[revoke.grantId] else { return }
-        grants[revoke.grantId]?.revokedAt = min(current.revokedAt ?? revoke.at, revoke.at)
+        let isFirst = current.revokedAt.map { revoke.at < $0 || (revoke.at == $0 && revoke.reason < (current.revokeReason ?? "")) } ?? true
+        guard isFirst else { return }
+        grants[revoke.grantId]?.revokedAt = revoke.at
+        grants[revoke.grantId]?.revokeReason = revoke.reason
     }
 }

@@ -104,12 +104,52 @@ extension SubscriptionLedger {
         return grant
     }
 
-    /// Revokes an earlier manual grant.
-    public func revokeGrant(userId: String, grantId: String, reason: String, context: IngestContext) async throws {
+    /// Revokes a manual grant from now on and returns the revocation.
+    ///
+    /// The grant is looked up in the user's document under its lock, so the check and the append
+    /// cannot race another revoke: an unknown grant is refused (`unknown_grant`), one that already
+    /// ended is refused (`grant_ended`; revoking it would change nothing), and one already revoked
+    /// records nothing and answers the first revocation.
+    @discardableResult
+    public func revokeGrant(userId: String, grantId: String, reason: String, context: IngestContext) async throws -> GrantRevocation {
+        guard !reason.allSatisfy(\.isWhitespace) else { throw LedgerError(.malformedBody, "reason must say why the grant is revoked") }
         try Self.refuseControlCharacters(in: reason)
-        let now = clock.now()
-        let revoke = ManualGrant(grantId: grantId, userId: userId, entitlement: "", expiresAt: nil, reason: reason, at: Timestamp.milliseconds(now))
-        try await appendGrant(.revoke(revoke), type: LedgerEventType.entitlementRevoked, record: revoke, now: now, context: context)
+        let stream = LedgerEventType.userStream(userId)
+        let userKey = DocumentKey(model: ReadModel.userEntitlements, key: userId)
+        let projector = self.projector
+        return try await LedgerMetrics.timed(metrics.appendGrant) {
+            try await store.transaction { transaction -> GrantRevocation in
+                let now = clock.now()
+                let at = Timestamp.milliseconds(now)
+                var outcome: GrantRevocation?
+                try await TransactionDocuments.withDocuments(transaction, prefetch: [userKey], beforeAppendingTo: [stream]) { documents in
+                    guard let record = try await documents.userState(userId).grants[grantId] else {
+                        throw LedgerError(.unknownGrant, "user \(userId) has no grant \(grantId)")
+                    }
+                    if let revokedAt = record.revokedAt {
+                        outcome = GrantRevocation(grant: record.grant, revokedAt: revokedAt, reason: record.revokeReason ?? "", isDuplicate: true)
+                        return
+                    }
+                    if let expiresAt = record.grant.expiresAt, expiresAt <= at {
+                        throw LedgerError(.grantEnded, "grant \(grantId) ended at \(ChainEvaluator.date(expiresAt).ISO8601Format()); there is nothing left to revoke")
+                    }
+                    let revoke = ManualGrant(
+                        grantId: grantId, userId: userId, entitlement: record.grant.entitlement, expiresAt: nil, reason: reason, at: at
+                    )
+                    let event = try NewEvent.ledger(type: LedgerEventType.entitlementRevoked, body: revoke, receivedAt: now, context: context)
+                    let result = try await transaction.append(to: stream, [event], expectedVersion: .any)
+                    guard let appended = result.events.first else { throw EventStoreError(.databaseError, "append returned no outcome") }
+                    let projectable = ProjectableEvent(
+                        eventID: appended.eventID.lowercaseString, streamID: stream, position: appended.position,
+                        recordedAt: Self.recordedAt(appended, fallback: now), body: .revoke(revoke)
+                    )
+                    try await projector.apply(projectable, to: documents)
+                    outcome = GrantRevocation(grant: record.grant, revokedAt: at, reason: reason, isDuplicate: false)
+                }
+                guard let outcome else { throw EventStoreError(.databaseError, "the revoke decided nothing") }
+                return outcome
+            }
+        }
     }
 
     /// A reason is kept in the user's document: PostgreSQL's `jsonb` cannot hold U+0000, so one

@@ -99,6 +99,13 @@ final class TransactionDocuments: LedgerDocuments {
             .map { try JSONDecoder().decode(OwnerDocument.self, from: $0) }
     }
 
+    /// The user's fold state as this transaction sees it (read under its document's lock); empty for
+    /// a user not seen before.
+    func userState(_ id: String) async throws -> UserState {
+        try await lockAndRead(DocumentKey(model: ReadModel.userEntitlements, key: id))
+            .map { try UserDocument.decode(from: $0).state } ?? UserState(userId: id)
+    }
+
     /// The chain's fold state as this transaction sees it (read under its document's lock); empty for
     /// a chain not seen before.
     func chainState(_ id: String) async throws -> ChainState {

@@ -34,7 +34,8 @@ extension Problem {
             self.init(status: .internalServerError, code: "internal_error", title: "Internal error", detail: "stored data could not be read")
         case let error as LedgerError:
             let status: HTTPResponse.Status = switch error.code {
-            case .linkConflict: .conflict
+            case .linkConflict, .grantEnded: .conflict
+            case .unknownGrant: .notFound
             case .receiptValidationUnavailable: .serviceUnavailable
             case .sharedSecretRejected: .internalServerError
             default: .badRequest

@@ -29,3 +29,8 @@ struct GrantBody: Encodable, Sendable {
     var expires_at: String
     var reason: String
 }
+
+/// A request to revoke a grant.
+struct RevokeGrantRequest: Decodable, Sendable {
+    var reason: String
+}

@@ -100,6 +100,18 @@ public struct LedgerRoutes: Sendable {
             let answer = GrantBody(grant_id: grant.grantId, user_id: user, entitlement: grant.entitlement, expires_at: APIDate.string(expires), reason: grant.reason)
             return try Self.json(answer, status: .created)
         }
+        v1.post("users/:user_id/grants/:grant_id/revoke") { request, context in
+            let key = try authenticator.require(.admin, request)
+            let user = try Self.pathUser(context)
+            // Grant ids are lowercase UUIDs; one copied in upper case names the same grant.
+            let grantId = try Self.pathParameter(context, "grant_id").lowercased()
+            let body = try await Self.decode(RevokeGrantRequest.self, request, context)
+            let revocation = try await ledger.revokeGrant(
+                userId: user, grantId: grantId, reason: body.reason,
+                context: Self.ingestContext("POST /v1/users/{user_id}/grants/{grant_id}/revoke", context, key: key)
+            )
+            return GrantRevocationBody(revocation)
+        }
         v1.get("subscriptions/:original_transaction_id") { request, context in
             try authenticator.require(.read, request)
             try Self.requireKnownQuery(request, ["at"])

@@ -65,7 +65,7 @@ struct ErrorCodeDocsTests {
         let ledgerErrors: [LedgerError.Code] = [
             .malformedBody, .invalidPassword, .unknownApp, .environmentNotAccepted, .bundleMismatch, .linkConflict,
             .invalidReceipt, .sharedSecretRejected, .bundleIdRequired, .unknownEntitlement, .receiptValidationUnavailable,
-            .unreadableEvent,
+            .unreadableEvent, .unknownGrant, .grantEnded,
         ]
         #expect(Set(ledgerErrors.map(\.rawValue)) == ledger, "name every LedgerError code here")
         let storeErrors: [EventStoreError.Code] = [

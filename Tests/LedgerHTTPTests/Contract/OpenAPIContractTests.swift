@@ -31,7 +31,7 @@ struct OpenAPIContractTests {
             let router = LedgerApplication.router(store: fixture.store, ledger: ledger, keys: [], clock: SystemClock(),
                                                   metrics: PrometheusCollectorRegistry())
             let routed = Set(router.routes.map { "\($0.method.rawValue.lowercased()) \($0.path.description)" })
-            #expect(routed.count == 12)
+            #expect(routed.count == 13)
             #expect(routed.subtracting(documented).isEmpty, "routes missing from docs/openapi.yaml: \(routed.subtracting(documented).sorted())")
             #expect(documented.subtracting(routed).isEmpty, "documented but not routed: \(documented.subtracting(routed).sorted())")
         }
@@ -56,6 +56,11 @@ struct OpenAPIContractTests {
                                             json: #"{"entitlement":"basic","expires_at":"\#(Day.iso(20))","reason":"support"}"#)
             #expect(grant.status == .created)
             check(try h.object(grant), is: "Grant")
+            let grantId = try #require(try h.object(grant)["grant_id"] as? String)
+            h.clock.set(Day.date(1))
+            let revoked = try await h.request(.post, "/v1/users/u1/grants/\(grantId)/revoke", key: APIHarness.adminKey, json: #"{"reason":"mistake"}"#)
+            #expect(revoked.status == .ok)
+            check(try h.object(revoked), is: "GrantRevocation")
 
             let view = try h.object(try await h.request(.get, "/v1/users/u1/entitlements", key: APIHarness.readKey))
             check(view, is: "EntitlementView")

@@ -1,0 +1,117 @@
+import AppStoreTesting
+import EventStore
+import EventStoreTesting
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import Ledger
+import Testing
+
+/// An operator withdraws a manual grant over HTTP, against SQLite and PostgreSQL: access ends from
+/// the revoke on, earlier moments still show the grant, and a retried revoke records nothing.
+@Suite("HTTP grant revocation end to end")
+struct GrantRevocationTests {
+    typealias H = APIHarness
+
+    /// Makes a grant on `day` until `until` and returns its id.
+    static func grant(_ h: APIHarness, user: String = "u1", on day: Double, until: Double) async throws -> String {
+        h.clock.set(Day.date(day))
+        let response = try await h.request(
+            .post, "/v1/users/\(user)/grants", key: H.adminKey,
+            json: #"{"entitlement":"pro","expires_at":"\#(Day.iso(until))","reason":"support ticket 812"}"#
+        )
+        #expect(response.status == .created)
+        return try #require(try h.object(response)["grant_id"] as? String)
+    }
+
+    static func revoke(_ h: APIHarness, user: String = "u1", _ grantId: String, reason: String = "granted to the wrong user", key: String = H.adminKey) async throws -> TestResponse {
+        try await h.request(.post, "/v1/users/\(user)/grants/\(grantId)/revoke", key: key, json: #"{"reason":"\#(reason)"}"#)
+    }
+
+    @Test(arguments: TestDatabases.dialects)
+    func aRevokedGrantEndsAtTheRevokeAndARetryRecordsNothing(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect) { h in
+            let grantId = try await Self.grant(h, on: 0, until: 30)
+            h.clock.set(Day.date(10))
+            let revoked = try await Self.revoke(h, grantId)
+            #expect(revoked.status == .ok)
+            let body = try h.object(revoked)
+            #expect(body["result"] as? String == "recorded")
+            #expect(body["grant_id"] as? String == grantId)
+            #expect(body["user_id"] as? String == "u1")
+            #expect(body["entitlement"] as? String == "pro")
+            #expect(body["expires_at"] as? String == "2026-01-31T00:00:00.000Z")
+            #expect(body["reason"] as? String == "support ticket 812")
+            #expect(body["revoked_at"] as? String == "2026-01-11T00:00:00.000Z")
+            #expect(body["revoke_reason"] as? String == "granted to the wrong user")
+
+            // Before the revoke the grant gave access; from it on it shows revoked, not expired.
+            #expect(try await h.pro("u1", at: 5)?["active"] as? Bool == true)
+            let after = try #require(try await h.pro("u1", at: 12))
+            #expect(after["active"] as? Bool == false)
+            #expect(after["status"] as? String == "revoked")
+            #expect(after["revoked_at"] as? String == "2026-01-11T00:00:00.000Z")
+            #expect(after["source"] as? String == "grant")
+            // What the ledger knew on day 5 is unchanged by the later revoke.
+            let known = try h.object(try await h.request(.get, "/v1/users/u1/entitlements?as_of=\(Day.iso(5))&at=\(Day.iso(12))", key: H.readKey))
+            #expect(((known["entitlements"] as? [[String: Any]])?.first?["active"]) as? Bool == true)
+
+            // A retry, later and with another reason, answers the first revoke and records nothing.
+            let events = try await h.eventCount()
+            h.clock.set(Day.date(11))
+            let again = try await Self.revoke(h, grantId.uppercased(), reason: "retry")
+            #expect(again.status == .ok)
+            let repeated = try h.object(again)
+            #expect(repeated["result"] as? String == "duplicate")
+            #expect(repeated["revoked_at"] as? String == "2026-01-11T00:00:00.000Z")
+            #expect(repeated["revoke_reason"] as? String == "granted to the wrong user")
+            #expect(try await h.eventCount() == events)
+
+            // The revoke is in the user's history, naming the grant, its entitlement and the key.
+            let revokes = try await h.store.readStream(LedgerEventType.userStream("u1")).filter { $0.type == LedgerEventType.entitlementRevoked }
+            #expect(revokes.count == 1)
+            let record = try JSONDecoder().decode(ManualGrant.self, from: try #require(revokes.first).data)
+            #expect(record.grantId == grantId && record.entitlement == "pro" && record.reason == "granted to the wrong user")
+            let metadata = try JSONSerialization.jsonObject(with: try #require(revokes.first).metadata) as? [String: Any]
+            #expect(metadata?["apiKey"] as? String == "operator")
+            #expect(metadata?["source"] as? String == "POST /v1/users/{user_id}/grants/{grant_id}/revoke")
+        }
+    }
+
+    /// An unknown grant, another user's grant, a grant that already ended, a blank reason and a key
+    /// without the admin scope are refused, and nothing is recorded for any of them.
+    @Test(arguments: TestDatabases.dialects)
+    func refusedRevokesRecordNothing(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect) { h in
+            let grantId = try await Self.grant(h, on: 0, until: 30)
+            let ended = try await Self.grant(h, on: 0, until: 5)
+            h.clock.set(Day.date(10))
+            let events = try await h.eventCount()
+
+            let unknown = try await Self.revoke(h, "00000000-0000-4000-8000-000000000000")
+            #expect(unknown.status == .notFound)
+            #expect(unknown.headers[.contentType] == "application/problem+json")
+            #expect(try h.object(unknown)["code"] as? String == "unknown_grant")
+            #expect(try h.object(unknown)["detail"] as? String == "user u1 has no grant 00000000-0000-4000-8000-000000000000")
+            let otherUser = try await Self.revoke(h, user: "u2", grantId)
+            #expect(otherUser.status == .notFound)
+            #expect(try h.object(otherUser)["code"] as? String == "unknown_grant")
+
+            let over = try await Self.revoke(h, ended)
+            #expect(over.status == .conflict)
+            #expect(try h.object(over)["code"] as? String == "grant_ended")
+            #expect(try h.object(over)["detail"] as? String == "grant \(ended) ended at 2026-01-06T00:00:00Z; there is nothing left to revoke")
+
+            let blank = try await Self.revoke(h, grantId, reason: "  ")
+            #expect(blank.status == .badRequest)
+            #expect(try h.object(blank)["code"] as? String == "malformed_body")
+            let missing = try await h.request(.post, "/v1/users/u1/grants/\(grantId)/revoke", key: H.adminKey, json: "{}")
+            #expect(try h.object(missing)["code"] as? String == "malformed_body")
+            #expect(try await Self.revoke(h, grantId, key: H.ingestKey).status == .forbidden)
+            #expect(try await Self.revoke(h, grantId, key: "not-a-key").status == .unauthorized)
+
+            #expect(try await h.eventCount() == events)
+            #expect(try await h.pro("u1", at: 12)?["active"] as? Bool == true)
+        }
+    }
+}
