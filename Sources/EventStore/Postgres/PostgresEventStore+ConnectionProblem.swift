@@ -8,20 +8,39 @@ extension PostgresEventStore {
     /// go to the log. A command that could not start says what the server answered (a wrong
     /// password, a database that does not exist) or why it could not be reached.
     public static func connectionProblem(_ settings: PostgresSettings) async -> String? {
+        await probe(settings)?.message
+    }
+
+    /// Opens one connection to `settings` outside any pool and closes it: nil when it opened, else
+    /// what went wrong. Commands call it before they open their pool, so a setting PostgreSQL refuses
+    /// is reported at once instead of after `acquire_timeout` of retried attempts.
+    public static func probe(_ settings: PostgresSettings, connectTimeout: Duration = .seconds(5)) async -> PostgresConnectionProblem? {
         do {
             var configuration = try settings.directConnectionConfiguration()
-            configuration.options.connectTimeout = .seconds(5)
+            configuration.options.connectTimeout = .init(connectTimeout)
             let quiet = Logger(label: "subledger.eventstore.postgres.diagnosis") { _ in SwiftLogNoOpLogHandler() }
             let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: quiet)
             try? await connection.close()
             return nil
         } catch let error as PSQLError {
             if let message = error.serverInfo?[.message] {
-                return "PostgreSQL answered: \(message)" + (error.sqlState.map { " (\($0))" } ?? "")
+                let state = error.serverInfo?[.sqlState]
+                return PostgresConnectionProblem(
+                    message: "PostgreSQL answered: \(message)" + (state.map { " (\($0))" } ?? ""),
+                    isPermanent: state.map(Self.refusesTheSettings) ?? false
+                )
             }
-            return error.underlying.map { "\($0)" } ?? "\(error.code)"
+            let permanent = [PSQLError.Code.sslUnsupported, .unsupportedAuthMechanism, .authMechanismRequiresPassword].contains(error.code)
+            return PostgresConnectionProblem(message: error.underlying.map { "\($0)" } ?? "\(error.code)", isPermanent: permanent)
         } catch {
-            return "\(error)"
+            return PostgresConnectionProblem(message: "\(error)", isPermanent: false)
         }
+    }
+
+    /// SQLSTATEs a server answers a connection with when the settings are wrong, not the moment:
+    /// class 28 (authentication, an unknown role), 3D000 (no such database) and 42501 (no CONNECT
+    /// privilege on it).
+    static func refusesTheSettings(_ sqlState: String) -> Bool {
+        sqlState.hasPrefix("28") || sqlState == "3D000" || sqlState == "42501"
     }
 }

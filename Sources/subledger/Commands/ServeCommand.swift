@@ -62,6 +62,7 @@ struct ServeCommand: AsyncParsableCommand {
     ) async throws {
         // Bootstrapped before the ledger exists: the ledger makes its timers once, when it is made.
         let metrics = ProcessMetrics.registry
+        try await DatabaseWait.untilReachable(configuration.database, logger: logger)
         let store = try await EventStoreFactory.open(configuration.database, logger: logger)
         // verifyReceipt's connections: refused ones fail at once, so Apple being down is a prompt 502.
         let appleClient = VerifyReceiptClient.makeHTTPClient()

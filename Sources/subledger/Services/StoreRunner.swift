@@ -26,6 +26,7 @@ enum StoreRunner {
         if mustExist, case .sqlite(let path) = url, !FileManager.default.fileExists(atPath: path) {
             throw MissingDatabase(path: path)
         }
+        try await DatabaseWait.untilReachable(url, logger: logger)
         let store = try await EventStoreFactory.open(url, logger: logger)
         let result: Result<T, any Error>
         do {

@@ -2,10 +2,10 @@ import NIOCore
 import NIOPosix
 import Synchronization
 
-/// A TCP relay a test puts between the server and PostgreSQL to take the database away and give
+/// A TCP relay a test puts between a server (or a command) and PostgreSQL to take the database away and give
 /// it back. Up, it relays bytes both ways; down, it drops every connection and closes new ones as
 /// soon as they open, as a database that went away would.
-final class TCPRelay: Sendable {
+public final class TCPRelay: Sendable {
     private struct State {
         var up: Bool
         var channels: [any Channel] = []
@@ -16,7 +16,7 @@ final class TCPRelay: Sendable {
     private let listener: Mutex<(any Channel)?> = Mutex(nil)
 
     /// The loopback port the relay listens on.
-    var port: Int { listener.withLock { $0?.localAddress?.port ?? 0 } }
+    public var port: Int { listener.withLock { $0?.localAddress?.port ?? 0 } }
 
     private init(host: String, port: Int, up: Bool) {
         target = (host, port)
@@ -24,7 +24,7 @@ final class TCPRelay: Sendable {
     }
 
     /// Starts a relay to `host:port`, up or down from the start; `body` runs while it listens.
-    static func run<T: Sendable>(to host: String, port: Int, up: Bool, _ body: (TCPRelay) async throws -> T) async throws -> T {
+    public static func run<T: Sendable>(to host: String, port: Int, up: Bool, _ body: (TCPRelay) async throws -> T) async throws -> T {
         let relay = TCPRelay(host: host, port: port, up: up)
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .childChannelInitializer { inbound in relay.accept(inbound) }
@@ -43,7 +43,7 @@ final class TCPRelay: Sendable {
     }
 
     /// Brings the relay up or down; going down drops every relayed connection.
-    func setUp(_ up: Bool) {
+    public func setUp(_ up: Bool) {
         let dropped = state.withLock { state in
             state.up = up
             defer { if !up { state.channels = [] } }

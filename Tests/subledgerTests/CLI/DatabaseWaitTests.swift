@@ -1,0 +1,101 @@
+import EventStore
+import EventStoreTesting
+import Logging
+import Synchronization
+import Testing
+@testable import subledger
+
+/// Before a command opens its pool it waits for PostgreSQL to accept a connection: settings the
+/// server refuses fail at once with its answer, a server not up yet is waited for (one log line, not
+/// one per attempt), and one that stays away fails after `acquire_timeout` saying why.
+@Suite("Waiting for PostgreSQL before a command starts")
+struct DatabaseWaitTests {
+    /// Collects the messages logged, so a test can see what the wait said and when.
+    final class Lines: Sendable {
+        let lines = Mutex<[String]>([])
+        var all: [String] { lines.withLock { $0 } }
+        var logger: Logger {
+            Logger(label: "test") { _ in Handler(lines: self) }
+        }
+
+        struct Handler: LogHandler {
+            let lines: Lines
+            var metadata: Logger.Metadata = [:]
+            var logLevel: Logger.Level = .trace
+            subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+                get { metadata[key] }
+                set { metadata[key] = newValue }
+            }
+            func log(event: LogEvent) {
+                lines.lines.withLock { $0.append("\(event.level) \(event.message)") }
+            }
+        }
+    }
+
+    static func settings(through relay: TCPRelay, acquireTimeout: Duration) throws -> PostgresSettings {
+        guard let url = TestDatabases.postgresURL else { throw PostgreSQLRequired() }
+        var settings = try PostgresSettings(url: url)
+        settings.host = "127.0.0.1"
+        settings.port = relay.port
+        settings.acquireTimeout = acquireTimeout
+        return settings
+    }
+
+    @Test(.enabled(if: TestDatabases.dialects.contains(.postgres)))
+    func aServerThatComesUpDuringTheWaitIsUsed() async throws {
+        guard let url = TestDatabases.postgresURL else { throw PostgreSQLRequired() }
+        let target = try PostgresSettings(url: url)
+        try await TCPRelay.run(to: target.host, port: target.port, up: false) { relay in
+            let settings = try Self.settings(through: relay, acquireTimeout: .seconds(60))
+            let lines = Lines()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await DatabaseWait.untilReachable(.postgres(settings), logger: lines.logger) }
+                // Up only once an attempt has failed, so the wait is what is tested.
+                while !lines.all.contains(where: { $0.hasPrefix("notice waiting for PostgreSQL") }) {
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                relay.setUp(true)
+                try await group.waitForAll()
+            }
+            #expect(lines.all.filter { $0.contains("waiting for PostgreSQL") }.count == 1, "\(lines.all)")
+            #expect(lines.all.last == "info PostgreSQL accepted a connection", "\(lines.all)")
+        }
+    }
+
+    @Test(.enabled(if: TestDatabases.dialects.contains(.postgres)))
+    func settingsTheServerRefusesFailAtOnceWithItsAnswer() async throws {
+        guard let url = TestDatabases.postgresURL else { throw PostgreSQLRequired() }
+        var settings = try PostgresSettings(url: url)
+        settings.database = "subledger_no_such_database"
+        // Were the refusal waited out, the test would take this long and then fail on `waited`.
+        settings.acquireTimeout = .seconds(30)
+        let lines = Lines()
+        let error = await #expect(throws: DatabaseWait.Unreachable.self) {
+            try await DatabaseWait.untilReachable(.postgres(settings), logger: lines.logger)
+        }
+        #expect(error?.waited == nil)
+        #expect(error?.problem.isPermanent == true)
+        #expect(
+            error?.description == #"storage_unavailable: cannot connect to PostgreSQL at \#(settings.host):\#(settings.port): PostgreSQL answered: database "subledger_no_such_database" does not exist (3D000); check database.url (SUBLEDGER_DATABASE_URL)"#
+        )
+        #expect(lines.all.isEmpty, "\(lines.all)")
+    }
+
+    @Test(.enabled(if: TestDatabases.dialects.contains(.postgres)))
+    func aServerThatStaysAwayFailsAfterAcquireTimeoutSayingWhy() async throws {
+        guard let url = TestDatabases.postgresURL else { throw PostgreSQLRequired() }
+        let target = try PostgresSettings(url: url)
+        try await TCPRelay.run(to: target.host, port: target.port, up: false) { relay in
+            let settings = try Self.settings(through: relay, acquireTimeout: .seconds(1))
+            let lines = Lines()
+            let error = await #expect(throws: DatabaseWait.Unreachable.self) {
+                try await DatabaseWait.untilReachable(.postgres(settings), logger: lines.logger)
+            }
+            #expect(error?.waited == .seconds(1))
+            #expect(error?.problem.isPermanent == false)
+            #expect(error?.description.hasPrefix("storage_unavailable: no PostgreSQL connection at 127.0.0.1:\(relay.port) within 1.0 seconds (acquire_timeout): ") == true, "\(String(describing: error))")
+            #expect(lines.all.filter { $0.contains("waiting for PostgreSQL") }.count == 1, "\(lines.all)")
+        }
+    }
+
+}
