@@ -32,22 +32,22 @@ struct DatabaseWaitTests {
         }
     }
 
-    static func settings(through relay: TCPRelay, acquireTimeout: Duration) throws -> PostgresSettings {
+    /// Runs `body` with settings that reach the test server through a relay, down at first.
+    static func throughRelay(acquireTimeout: Duration, _ body: (PostgresSettings, TCPRelay, Lines) async throws -> Void) async throws {
         guard let url = TestDatabases.postgresURL else { throw PostgreSQLRequired() }
-        var settings = try PostgresSettings(url: url)
-        settings.host = "127.0.0.1"
-        settings.port = relay.port
-        settings.acquireTimeout = acquireTimeout
-        return settings
+        let target = try PostgresSettings(url: url)
+        try await TCPRelay.run(to: target.host, port: target.port, up: false) { relay in
+            var settings = target
+            settings.host = "127.0.0.1"
+            settings.port = relay.port
+            settings.acquireTimeout = acquireTimeout
+            try await body(settings, relay, Lines())
+        }
     }
 
     @Test(.enabled(if: TestDatabases.dialects.contains(.postgres)))
     func aServerThatComesUpDuringTheWaitIsUsed() async throws {
-        guard let url = TestDatabases.postgresURL else { throw PostgreSQLRequired() }
-        let target = try PostgresSettings(url: url)
-        try await TCPRelay.run(to: target.host, port: target.port, up: false) { relay in
-            let settings = try Self.settings(through: relay, acquireTimeout: .seconds(60))
-            let lines = Lines()
+        try await Self.throughRelay(acquireTimeout: .seconds(60)) { settings, relay, lines in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await DatabaseWait.untilReachable(.postgres(settings), logger: lines.logger) }
                 // Up only once an attempt has failed, so the wait is what is tested.
@@ -83,11 +83,7 @@ struct DatabaseWaitTests {
 
     @Test(.enabled(if: TestDatabases.dialects.contains(.postgres)))
     func aServerThatStaysAwayFailsAfterAcquireTimeoutSayingWhy() async throws {
-        guard let url = TestDatabases.postgresURL else { throw PostgreSQLRequired() }
-        let target = try PostgresSettings(url: url)
-        try await TCPRelay.run(to: target.host, port: target.port, up: false) { relay in
-            let settings = try Self.settings(through: relay, acquireTimeout: .seconds(1))
-            let lines = Lines()
+        try await Self.throughRelay(acquireTimeout: .seconds(1)) { settings, relay, lines in
             let error = await #expect(throws: DatabaseWait.Unreachable.self) {
                 try await DatabaseWait.untilReachable(.postgres(settings), logger: lines.logger)
             }
