@@ -88,7 +88,8 @@ public struct EntitlementEvaluator: Sendable {
                 environment: nil,
                 ownership: nil,
                 purchasedAt: ChainEvaluator.date(grant.at),
-                revokedAt: record.revokedAt.map(ChainEvaluator.date),
+                // A revoke still to come at `at` is not shown, as a chain's later refund is not.
+                revokedAt: revoked ? record.revokedAt.map(ChainEvaluator.date) : nil,
                 revocationReason: nil,
                 source: .grant
             ))
@@ -155,19 +156,25 @@ public struct EntitlementEvaluator: Sendable {
         )
     }
 
-    /// Orders candidates so `max` picks the one to report: active first, then the latest expiry (no
-    /// expiry, a lifetime purchase, counts as latest), then the chain id; between grants, the earliest
-    /// made, then one not revoked or revoked latest. A total order on every field a grant reports, so
-    /// candidates that tie are identical and the view never depends on the order they were found in.
+    /// Orders candidates so `max` picks the one to report: active first, then the one that ended last
+    /// (at its expiry, or at its revocation if it was refunded or revoked before; no expiry, a
+    /// lifetime purchase, counts as last), then the chain id; between grants, the earliest made, then
+    /// one not revoked or revoked latest, then the latest expiry. A total order on every field a grant
+    /// reports, so candidates that tie are identical and the view never depends on the order they
+    /// were found in.
     static func reportsBefore(_ lhs: EntitlementStatus, _ rhs: EntitlementStatus) -> Bool {
-        key(lhs) < key(rhs)
+        let (left, right) = (key(lhs), key(rhs))
+        return left.first != right.first ? left.first < right.first : left.then < right.then
     }
 
-    private static func key(_ status: EntitlementStatus) -> (Int, Double, String, String, Double, Double) {
-        (
-            status.active ? 1 : 0, status.expiresAt?.timeIntervalSince1970 ?? .infinity,
-            status.originalTransactionId ?? "", status.source.rawValue,
-            -(status.purchasedAt?.timeIntervalSince1970 ?? 0), status.revokedAt?.timeIntervalSince1970 ?? .infinity
+    /// The ranking fields, in two tuples (Swift compares tuples of at most six).
+    private static func key(_ status: EntitlementStatus) -> (first: (Int, Double, String, String), then: (Double, Double, Double)) {
+        // What ended at a revocation (a refund, a revoked grant) ended then, not at its expiry.
+        let expires = status.expiresAt?.timeIntervalSince1970 ?? .infinity
+        let revoked = status.revokedAt?.timeIntervalSince1970 ?? .infinity
+        return (
+            (status.active ? 1 : 0, min(expires, revoked), status.originalTransactionId ?? "", status.source.rawValue),
+            (-(status.purchasedAt?.timeIntervalSince1970 ?? 0), revoked, expires)
         )
     }
 }

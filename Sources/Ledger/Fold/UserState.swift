@@ -46,7 +46,11 @@ public struct UserState: Codable, Hashable, Sendable {
     /// ended at the first revoke, and keeps its reason (the earlier reason on a tie, whatever the order).
     public mutating func revoke(_ revoke: ManualGrant) {
         guard let current = grants[revoke.grantId] else { return }
-        let isFirst = current.revokedAt.map { revoke.at < $0 || (revoke.at == $0 && revoke.reason < (current.revokeReason ?? "")) } ?? true
+        // Reasons compared by their bytes: Swift's `<` holds canonically equivalent texts equal. A
+        // document without a reason (written before reasons were kept) takes the revoke's.
+        let isFirst = current.revokedAt.map { first in
+            revoke.at < first || (revoke.at == first && current.revokeReason.map { revoke.reason.utf8.lexicographicallyPrecedes($0.utf8) } ?? true)
+        } ?? true
         guard isFirst else { return }
         grants[revoke.grantId]?.revokedAt = revoke.at
         grants[revoke.grantId]?.revokeReason = revoke.reason

@@ -33,4 +33,28 @@ struct GrantRevokeFoldTests {
         }
         #expect(Self.folded([Self.revoke(at: 2_000, "x", grant: "g2")]) == Self.folded([]))
     }
+
+    /// A document written before reasons were kept has the revoke's time but no reason; folding that
+    /// revoke again (a rebuild reads it from the event) fills the reason in, and a later one does not.
+    @Test func aDocumentWithoutTheReasonTakesItFromTheSameRevoke() {
+        var state = UserState(userId: "u1")
+        state.grant(Self.grant)
+        state.grants["g1"]?.revokedAt = 2_000
+        state.revoke(Self.revoke(at: 3_000, "later"))
+        #expect(state.grants["g1"]?.revokeReason == nil)
+        state.revoke(Self.revoke(at: 2_000, "wrong user"))
+        #expect(state.grants["g1"]?.revokedAt == 2_000)
+        #expect(state.grants["g1"]?.revokeReason == "wrong user")
+    }
+
+    /// Two reasons that differ only in their Unicode composition are told apart by their bytes, so
+    /// the order the revokes arrive in cannot choose between them.
+    @Test func tiedReasonsAreComparedByTheirBytes() {
+        let composed = Self.revoke(at: 2_000, "caf\u{E9}")
+        let decomposed = Self.revoke(at: 2_000, "cafe\u{301}")
+        let one = Self.folded([composed, decomposed]).grants["g1"]?.revokeReason
+        let other = Self.folded([decomposed, composed]).grants["g1"]?.revokeReason
+        #expect(one.map { Array($0.utf8) } == other.map { Array($0.utf8) })
+        #expect(one.map { Array($0.utf8) } == Array("cafe\u{301}".utf8))
+    }
 }

@@ -106,6 +106,20 @@ struct SubscriptionLifecycleTests {
         }
     }
 
+    /// Of two ended subscriptions giving one entitlement, the view reports the one that gave access
+    /// last: a subscription refunded on day 5 ended then, before one that expired on day 20, though
+    /// its period ran to day 30.
+    @Test func aRefundedSubscriptionRanksByItsRefundNotItsExpiry() async throws {
+        try await H.run { h in
+            try await h.submit(user: "u1", H.transaction("1000", purchased: 0, expires: 30), at: 0)
+            try await h.submit(user: "u1", H.transaction("2000", original: "2000", purchased: 0, expires: 20), at: 0)
+            try await h.notify(.refund, transaction: H.transaction("1000", purchased: 0, expires: 30, signed: 5, revoked: 5, revocationType: .refundFull), at: 5)
+            let reported = try #require(try await h.entitlement("pro", of: "u1", at: 25))
+            #expect(reported.originalTransactionId == "2000")
+            #expect(reported.status == "expired")
+        }
+    }
+
     @Test func refundOfOlderPeriodKeepsCurrentPeriodActive() async throws {
         try await H.run { h in
             try await h.submit(user: "u1", H.transaction("1000", purchased: 0, expires: 30), at: 0)
