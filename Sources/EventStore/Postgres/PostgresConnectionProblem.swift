@@ -3,7 +3,8 @@ public struct PostgresConnectionProblem: Sendable, Hashable, CustomStringConvert
     /// PostgreSQL's answer with its SQLSTATE, or the network's or TLS's error.
     public var message: String
     /// The server refused the settings themselves (authentication, a database or role that does not
-    /// exist, no TLS where it is required): waiting will not change the answer. A refused or timed
+    /// exist, no TLS where it is required, a certificate that does not verify): waiting will not
+    /// change the answer. A refused or timed
     /// out connection, or a server still starting (57P03), may be gone a moment later.
     public var isPermanent: Bool
 
@@ -13,5 +14,6 @@ public struct PostgresConnectionProblem: Sendable, Hashable, CustomStringConvert
         self.isPermanent = isPermanent
     }
 
+    /// The message alone, as a command quotes it.
     public var description: String { message }
 }

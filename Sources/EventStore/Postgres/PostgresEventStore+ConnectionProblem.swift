@@ -1,4 +1,5 @@
 import Logging
+import NIOSSL
 import PostgresNIO
 
 extension PostgresEventStore {
@@ -30,7 +31,10 @@ extension PostgresEventStore {
                     isPermanent: state.map(Self.refusesTheSettings) ?? false
                 )
             }
-            let permanent = [PSQLError.Code.sslUnsupported, .unsupportedAuthMechanism, .authMechanismRequiresPassword].contains(error.code)
+            // A TLS handshake that failed: the server's certificate does not chain to the trusted
+            // roots or does not name the host, which trying again does not change.
+            let tls = error.underlying is NIOSSLError || error.underlying is NIOSSLExtraError
+            let permanent = tls || [PSQLError.Code.sslUnsupported, .unsupportedAuthMechanism, .authMechanismRequiresPassword].contains(error.code)
             return PostgresConnectionProblem(message: error.underlying.map { "\($0)" } ?? "\(error.code)", isPermanent: permanent)
         } catch {
             return PostgresConnectionProblem(message: "\(error)", isPermanent: false)

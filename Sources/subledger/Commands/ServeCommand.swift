@@ -62,7 +62,10 @@ struct ServeCommand: AsyncParsableCommand {
     ) async throws {
         // Bootstrapped before the ledger exists: the ledger makes its timers once, when it is made.
         let metrics = ProcessMetrics.registry
-        try await DatabaseWait.untilReachable(configuration.database, logger: logger)
+        guard try await waitForDatabase(configuration.database, signals: signals, logger: logger) else {
+            logger.notice("stopped while waiting for PostgreSQL")
+            return
+        }
         let store = try await EventStoreFactory.open(configuration.database, logger: logger)
         // verifyReceipt's connections: refused ones fail at once, so Apple being down is a prompt 502.
         let appleClient = VerifyReceiptClient.makeHTTPClient()
@@ -79,6 +82,28 @@ struct ServeCommand: AsyncParsableCommand {
         try await appleClient.shutdown()
         try await store.shutdown()
         logger.info("stopped")
+    }
+
+    /// Waits for the database as every command does (`DatabaseWait`), except that a shutdown signal
+    /// ends the wait: false. The service group, which handles signals once it runs, is not running
+    /// yet, and as a container's first process subledger would otherwise not stop on SIGTERM (the
+    /// kernel drops it for PID 1 without a handler) until the wait ran out.
+    private static func waitForDatabase(_ url: DatabaseURL, signals: [UnixSignal], logger: Logger) async throws -> Bool {
+        guard case .postgres = url else { return true }
+        let stops = await UnixSignalsSequence(trapping: signals)
+        return try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                try await DatabaseWait.untilReachable(url, logger: logger)
+                return true
+            }
+            group.addTask {
+                // Ends without a signal only when cancelled, once the wait is over.
+                for await _ in stops { return false }
+                return true
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? true
+        }
     }
 
     /// Runs the service group on an open store and client; the caller closes both.

@@ -9,6 +9,9 @@ import Logging
 enum DatabaseWait {
     /// How long to wait between two attempts.
     static let retryInterval: Duration = .milliseconds(250)
+    /// The longest one attempt may take (connecting, TLS, logging in): an address that swallows
+    /// packets is tried again, with a fresh name lookup, and a shutdown is not held up by it for long.
+    static let attemptTimeout: Duration = .seconds(5)
 
     /// Returns once a connection to `url` opened (at once for SQLite), or throws `Unreachable`.
     static func untilReachable(_ url: DatabaseURL, logger: Logger) async throws {
@@ -19,7 +22,8 @@ enum DatabaseWait {
         var waiting = false
         while true {
             let left = deadline - clock.now
-            guard let problem = await PostgresEventStore.probe(settings, connectTimeout: max(left, .milliseconds(100))) else {
+            let attempt = min(max(left, .milliseconds(100)), attemptTimeout)
+            guard let problem = await PostgresEventStore.probe(settings, connectTimeout: attempt) else {
                 if waiting { logger.info("PostgreSQL accepted a connection", metadata: ["database": "\(address)"]) }
                 return
             }
@@ -37,17 +41,19 @@ enum DatabaseWait {
 
     /// No connection could be opened: what PostgreSQL or the network said, and for how long it was tried.
     struct Unreachable: Error, CustomStringConvertible {
+        /// The `host:port` tried.
         var address: String
+        /// What the last attempt found.
         var problem: PostgresConnectionProblem
         /// How long attempts were made; nil when the server refused the settings at the first one.
         var waited: Duration?
 
+        /// The command's error line, with the code the API answers for the same state.
         var description: String {
             guard let waited else {
                 return "storage_unavailable: cannot connect to PostgreSQL at \(address): \(problem); check database.url (SUBLEDGER_DATABASE_URL)"
             }
-            let seconds = Double(waited.components.seconds) + Double(waited.components.attoseconds) / 1e18
-            return "storage_unavailable: no PostgreSQL connection at \(address) within \(seconds) seconds (acquire_timeout): \(problem)"
+            return "storage_unavailable: no PostgreSQL connection at \(address) within \(waited) (acquire_timeout): \(problem)"
         }
     }
 }

@@ -50,8 +50,10 @@ struct DatabaseWaitTests {
         try await Self.throughRelay(acquireTimeout: .seconds(60)) { settings, relay, lines in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await DatabaseWait.untilReachable(.postgres(settings), logger: lines.logger) }
-                // Up only once an attempt has failed, so the wait is what is tested.
-                while !lines.all.contains(where: { $0.hasPrefix("notice waiting for PostgreSQL") }) {
+                // Up only once an attempt has failed, so the wait is what is tested. Bounded, so a
+                // wait that failed early fails the test instead of hanging it.
+                let deadline = ContinuousClock.now + .seconds(30)
+                while !lines.all.contains(where: { $0.hasPrefix("notice waiting for PostgreSQL") }) && ContinuousClock.now < deadline {
                     try await Task.sleep(for: .milliseconds(10))
                 }
                 relay.setUp(true)
@@ -84,9 +86,12 @@ struct DatabaseWaitTests {
     @Test(.enabled(if: TestDatabases.dialects.contains(.postgres)))
     func aServerThatStaysAwayFailsAfterAcquireTimeoutSayingWhy() async throws {
         try await Self.throughRelay(acquireTimeout: .seconds(1)) { settings, relay, lines in
+            let start = ContinuousClock.now
             let error = await #expect(throws: DatabaseWait.Unreachable.self) {
                 try await DatabaseWait.untilReachable(.postgres(settings), logger: lines.logger)
             }
+            // It tried for the whole second, not once.
+            #expect(ContinuousClock.now - start >= .seconds(1))
             #expect(error?.waited == .seconds(1))
             #expect(error?.problem.isPermanent == false)
             #expect(error?.description.hasPrefix("storage_unavailable: no PostgreSQL connection at 127.0.0.1:\(relay.port) within 1.0 seconds (acquire_timeout): ") == true, "\(String(describing: error))")
