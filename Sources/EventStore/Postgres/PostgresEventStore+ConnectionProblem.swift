@@ -33,9 +33,22 @@ extension PostgresEventStore {
             }
             // A TLS handshake that failed: the server's certificate does not chain to the trusted
             // roots or does not name the host, which trying again does not change.
-            let tls = error.underlying is NIOSSLError || error.underlying is NIOSSLExtraError
-            let permanent = tls || [PSQLError.Code.sslUnsupported, .unsupportedAuthMechanism, .authMechanismRequiresPassword].contains(error.code)
-            return PostgresConnectionProblem(message: error.underlying.map { "\($0)" } ?? "\(error.code)", isPermanent: permanent)
+            let raw = error.underlying.map { "\($0)" } ?? "\(error.code)"
+            if error.underlying is NIOSSLError || error.underlying is NIOSSLExtraError {
+                let roots = settings.tlsRootCertificates.map { "the certificates in sslrootcert (\($0))" } ?? "the system's trusted roots (or set sslrootcert)"
+                return PostgresConnectionProblem(
+                    message: "TLS handshake failed: the server's certificate must chain to \(roots) and name \(settings.host); \(raw)",
+                    isPermanent: true
+                )
+            }
+            if error.code == .sslUnsupported {
+                return PostgresConnectionProblem(
+                    message: "the server does not offer TLS, which sslmode=require needs: turn ssl on in PostgreSQL, or use sslmode=prefer or disable",
+                    isPermanent: true
+                )
+            }
+            let permanent = [PSQLError.Code.unsupportedAuthMechanism, .authMechanismRequiresPassword].contains(error.code)
+            return PostgresConnectionProblem(message: raw, isPermanent: permanent)
         } catch {
             return PostgresConnectionProblem(message: "\(error)", isPermanent: false)
         }

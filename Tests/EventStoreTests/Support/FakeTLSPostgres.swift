@@ -1,0 +1,120 @@
+import Crypto
+import Foundation
+import NIOCore
+import NIOPosix
+import NIOSSL
+import SwiftASN1
+import X509
+
+/// A loopback server that speaks just enough of PostgreSQL's wire protocol to test TLS: it accepts
+/// the SSLRequest, completes a TLS handshake with a certificate from its own throwaway CA, and answers
+/// the start-up message with an ErrorResponse (3D000). A client that gets that answer has trusted the
+/// certificate and verified the host; one that does not trust it fails in the handshake.
+final class FakeTLSPostgres: Sendable {
+    /// The CA that issued the server's certificate, as PEM, for `sslrootcert`.
+    let caPEM: String
+    private let serverContext: NIOSSLContext
+    private let channel: any Channel
+
+    /// The loopback port it listens on.
+    var port: Int { channel.localAddress?.port ?? 0 }
+
+    /// The message the server answers every start-up with.
+    static let answer = #"database "subledger_tls_probe" does not exist"#
+
+    /// Starts a server whose certificate names `address` (an IPv4 address) in its subject alternative
+    /// names; one that does not offer TLS answers the SSLRequest with "N", as PostgreSQL with ssl off.
+    init(certificateFor address: [UInt8] = [127, 0, 0, 1], offersTLS: Bool = true) async throws {
+        let caKey = P256.Signing.PrivateKey()
+        let serverKey = P256.Signing.PrivateKey()
+        let caName = try DistinguishedName { CommonName("subledger test PostgreSQL CA") }
+        let notBefore = Date(timeIntervalSince1970: 1_577_836_800)
+        let notAfter = Date(timeIntervalSince1970: 2_366_841_600)
+        let ca = try Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(caKey.publicKey),
+            notValidBefore: notBefore, notValidAfter: notAfter, issuer: caName, subject: caName,
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
+                Critical(KeyUsage(keyCertSign: true, cRLSign: true))
+            },
+            issuerPrivateKey: .init(caKey)
+        )
+        let server = try Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(serverKey.publicKey),
+            notValidBefore: notBefore, notValidAfter: notAfter, issuer: caName,
+            subject: try DistinguishedName { CommonName("subledger test PostgreSQL") },
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.notCertificateAuthority)
+                Critical(KeyUsage(digitalSignature: true))
+                try ExtendedKeyUsage([.serverAuth])
+                SubjectAlternativeNames([.ipAddress(ASN1OctetString(contentBytes: ArraySlice(address)))])
+            },
+            issuerPrivateKey: .init(caKey)
+        )
+        var serializer = DER.Serializer()
+        try serializer.serialize(server)
+        let configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: [.certificate(try NIOSSLCertificate(bytes: serializer.serializedBytes, format: .der))],
+            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(serverKey.pemRepresentation.utf8), format: .pem))
+        )
+        let context = try NIOSSLContext(configuration: configuration)
+        self.caPEM = try ca.serializeAsPEM().pemString
+        self.serverContext = context
+        self.channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(Conversation(context: context, offersTLS: offersTLS))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+    }
+
+    /// Stops listening.
+    func close() async throws {
+        try await channel.close()
+    }
+
+    /// One client's conversation: the SSLRequest in the clear, then TLS, then the refusal.
+    private final class Conversation: ChannelInboundHandler, Sendable {
+        typealias InboundIn = ByteBuffer
+        typealias OutboundOut = ByteBuffer
+        let context: NIOSSLContext
+        let offersTLS: Bool
+
+        init(context: NIOSSLContext, offersTLS: Bool) {
+            self.context = context
+            self.offersTLS = offersTLS
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let bytes = unwrapInboundIn(data)
+            // The SSLRequest: length 8, code 80877103. Anything after the handshake is the start-up.
+            if bytes.getInteger(at: bytes.readerIndex + 4, as: UInt32.self) == 80_877_103,
+               (try? context.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self)) == nil {
+                context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: [UInt8(ascii: offersTLS ? "S" : "N")])), promise: nil)
+                if offersTLS {
+                    _ = try? context.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: self.context), position: .first)
+                }
+                return
+            }
+            var fields = ByteBuffer()
+            for (type, value) in [("S", "FATAL"), ("V", "FATAL"), ("C", "3D000"), ("M", FakeTLSPostgres.answer)] {
+                fields.writeInteger(UInt8(ascii: Unicode.Scalar(type)!))
+                fields.writeString(value)
+                fields.writeInteger(UInt8(0))
+            }
+            fields.writeInteger(UInt8(0))
+            var message = ByteBuffer()
+            message.writeInteger(UInt8(ascii: "E"))
+            message.writeInteger(UInt32(4 + fields.readableBytes))
+            message.writeBuffer(&fields)
+            context.writeAndFlush(wrapOutboundOut(message)).whenComplete { _ in context.close(promise: nil) }
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            context.close(promise: nil)
+        }
+    }
+}
