@@ -68,13 +68,8 @@ public struct EntitlementEvaluator: Sendable {
         }
         for record in user.grants.values {
             let grant = record.grant
-            // A grant counts from when it was made until its end date or its revoke, whichever came
-            // first: `revoked` when an operator withdrew it before its end, else `expired`.
-            let started = grant.at <= at
-            let expired = grant.expiresAt.map { $0 <= at } ?? false
-            let revoked = record.revokedAt.map { $0 <= at && $0 < (grant.expiresAt ?? .max) } ?? false
-            guard started else { continue }
-            let status: ChainStatus = revoked ? .revoked : (expired ? .expired : .active)
+            guard let status = record.status(at: at) else { continue }
+            let revoked = status == .revoked
             candidates[grant.entitlement, default: []].append(EntitlementStatus(
                 id: grant.entitlement,
                 active: status == .active,

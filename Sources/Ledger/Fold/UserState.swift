@@ -10,6 +10,16 @@ public struct UserState: Codable, Hashable, Sendable {
         /// The first revoke's reason (absent from documents written before it was kept; a rebuild
         /// fills it in).
         public var revokeReason: String?
+
+        /// The grant's status at `at` (Unix milliseconds); nil before it was made. It gives access
+        /// from when it was made until its end or its revoke, whichever came first: `revoked` once an
+        /// operator withdrew it before its end, `expired` once it ran out.
+        public func status(at: Int64) -> ChainStatus? {
+            guard grant.at <= at else { return nil }
+            if let revokedAt, revokedAt <= at, revokedAt < (grant.expiresAt ?? .max) { return .revoked }
+            if let expiresAt = grant.expiresAt, expiresAt <= at { return .expired }
+            return .active
+        }
     }
 
     public var userId: String

@@ -26,6 +26,8 @@ struct LedgerMetrics: Sendable {
     let readUserEvents = Self.timer("subledger_database_duration", operation: "read_user_events")
     /// One page of the global event log (a JSON page, or one of the NDJSON feed's pages).
     let readEvents = Self.timer("subledger_database_duration", operation: "read_events")
+    /// One read of a user's manual grants.
+    let readGrants = Self.timer("subledger_database_duration", operation: "read_grants")
     /// One manual grant or revocation, appended and projected in its transaction.
     let appendGrant = Self.timer("subledger_database_duration", operation: "append_grant")
 

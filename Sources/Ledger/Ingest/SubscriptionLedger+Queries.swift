@@ -128,6 +128,14 @@ extension SubscriptionLedger {
         }
     }
 
+    /// The user's manual grants as the user's read model holds them, revoked and ended ones too,
+    /// the earliest made first (then by id): what an operator looks through to revoke one.
+    public func grants(userId: String) async throws -> [UserState.Grant] {
+        try await LedgerMetrics.timed(metrics.readGrants) {
+            try await userDocument(userId).state.grants.values.sorted { ($0.grant.at, $0.grant.grantId) < ($1.grant.at, $1.grant.grantId) }
+        }
+    }
+
     /// A page of the global event log after `after`, in commit order (the auditors' feed).
     public func events(after: EventCursor, limit: Int) async throws -> EventPage {
         try await LedgerMetrics.timed(metrics.readEvents) { try await store.readAll(after: after, limit: limit) }

@@ -100,6 +100,13 @@ public struct LedgerRoutes: Sendable {
             let answer = GrantBody(grant_id: grant.grantId, user_id: user, entitlement: grant.entitlement, expires_at: APIDate.string(expires), reason: grant.reason)
             return try Self.json(answer, status: .created)
         }
+        v1.get("users/:user_id/grants") { request, context in
+            try authenticator.require(.admin, request)
+            try Self.requireKnownQuery(request, [])
+            let user = try Self.pathUser(context)
+            let grants = try await ledger.grants(userId: user)
+            return GrantListBody(userId: user, grants: grants, at: Timestamp.milliseconds(clock.now()))
+        }
         v1.post("users/:user_id/grants/:grant_id/revoke") { request, context in
             let key = try authenticator.require(.admin, request)
             let user = try Self.pathUser(context)
@@ -204,6 +211,9 @@ public struct LedgerRoutes: Sendable {
 
     static func decode<T: Decodable>(_ type: T.Type, _ request: Request, _ context: LedgerRequestContext) async throws -> T {
         let buffer = try await request.body.collect(upTo: context.maxUploadSize)
+        guard buffer.readableBytes > 0 else {
+            throw Problem(status: .badRequest, code: "malformed_body", title: "Malformed body", detail: "the body is empty; this endpoint takes a JSON object")
+        }
         do {
             return try JSONDecoder().decode(T.self, from: Data(buffer: buffer))
         } catch let error as DecodingError {
@@ -266,7 +276,7 @@ public struct LedgerRoutes: Sendable {
             guard known.contains(String(name)) else {
                 throw Problem(
                     status: .badRequest, code: "invalid_query", title: "Invalid query",
-                    detail: "unknown query parameter \(name); this endpoint takes \(known.joined(separator: ", "))"
+                    detail: "unknown query parameter \(name); this endpoint takes " + (known.isEmpty ? "none" : known.joined(separator: ", "))
                 )
             }
             guard seen.insert(name).inserted else {

@@ -31,7 +31,7 @@ struct OpenAPIContractTests {
             let router = LedgerApplication.router(store: fixture.store, ledger: ledger, keys: [], clock: SystemClock(),
                                                   metrics: PrometheusCollectorRegistry())
             let routed = Set(router.routes.map { "\($0.method.rawValue.lowercased()) \($0.path.description)" })
-            #expect(routed.count == 13)
+            #expect(routed.count == 14)
             #expect(routed.subtracting(documented).isEmpty, "routes missing from docs/openapi.yaml: \(routed.subtracting(documented).sorted())")
             #expect(documented.subtracting(routed).isEmpty, "documented but not routed: \(documented.subtracting(routed).sorted())")
         }
@@ -61,6 +61,11 @@ struct OpenAPIContractTests {
             let revoked = try await h.request(.post, "/v1/users/u1/grants/\(grantId)/revoke", key: APIHarness.adminKey, json: #"{"reason":"mistake"}"#)
             #expect(revoked.status == .ok)
             check(try h.object(revoked), is: "GrantRevocation")
+            let list = try h.object(try await h.request(.get, "/v1/users/u1/grants", key: APIHarness.adminKey))
+            check(list, is: "GrantList")
+            let listed = list["grants"] as? [[String: Any]] ?? []
+            #expect(listed.count == 1)
+            for grant in listed { check(grant, is: "GrantStatus") }
 
             let view = try h.object(try await h.request(.get, "/v1/users/u1/entitlements", key: APIHarness.readKey))
             check(view, is: "EntitlementView")

@@ -338,7 +338,9 @@ struct APIEndToEndTests {
             let webhook = try await h.request(.get, "/v1/apple/notifications/v2")
             #expect(webhook.status == .methodNotAllowed)
             #expect(webhook.headers[.allow] == "POST")
-            #expect(try await h.request(.delete, "/v1/users/alice%40x.com/grants", key: H.adminKey).headers[.allow] == "POST")
+            let grants = try await h.request(.delete, "/v1/users/alice%40x.com/grants", key: H.adminKey).headers[.allow] ?? ""
+            #expect(Set(grants.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }) == ["GET", "HEAD", "POST"], "\(grants)")
+            #expect(try await h.request(.get, "/v1/users/alice%40x.com/grants/x/revoke", key: H.adminKey).headers[.allow] == "POST")
             for path in ["/v1/users/u1/nothing", "/v1/users/u1/entitlements/extra", "/v2/events"] {
                 let unknown = try await h.request(.get, path, key: H.readKey)
                 #expect(unknown.status == .notFound, "\(path)")

@@ -109,8 +109,15 @@ struct GrantRevocationTests {
             let blank = try await Self.revoke(h, grantId, reason: "  ")
             #expect(blank.status == .badRequest)
             #expect(try h.object(blank)["code"] as? String == "malformed_body")
-            let missing = try await h.request(.post, "/v1/users/u1/grants/\(grantId)/revoke", key: H.adminKey, json: "{}")
-            #expect(try h.object(missing)["code"] as? String == "malformed_body")
+            for (json, detail) in [
+                ("{}", "missing field reason"), ("", "the body is empty; this endpoint takes a JSON object"),
+                (#"["x"]"#, "the body must be a JSON object"),
+            ] {
+                let refused = try await h.request(.post, "/v1/users/u1/grants/\(grantId)/revoke", key: H.adminKey, json: json)
+                #expect(refused.status == .badRequest)
+                #expect(try h.object(refused)["code"] as? String == "malformed_body")
+                #expect(try h.object(refused)["detail"] as? String == detail, "\(json)")
+            }
             #expect(try await Self.revoke(h, grantId, key: H.ingestKey).status == .forbidden)
             #expect(try await Self.revoke(h, grantId, key: "not-a-key").status == .unauthorized)
 
@@ -157,6 +164,43 @@ struct GrantRevocationTests {
             #expect(reported["status"] as? String == "expired")
             // While the subscription is active it is reported, as before.
             #expect(try await h.pro("u1", at: 15)?["source"] as? String == "app_store")
+        }
+    }
+
+    /// An operator lists the user's grants to find the one to revoke: every grant, with its id and
+    /// status now, though the view shows one entry per entitlement.
+    @Test(arguments: TestDatabases.dialects)
+    func theUsersGrantsAreListedWithTheirIdsAndStatus(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect) { h in
+            let ended = try await Self.grant(h, on: 0, until: 5)
+            let revoked = try await Self.grant(h, on: 1, until: 30)
+            let live = try await Self.grant(h, on: 2, until: 40)
+            h.clock.set(Day.date(10))
+            #expect(try await Self.revoke(h, revoked).status == .ok)
+            h.clock.set(Day.date(12))
+
+            let response = try await h.request(.get, "/v1/users/u1/grants", key: H.adminKey)
+            #expect(response.status == .ok)
+            let body = try h.object(response)
+            #expect(body["user_id"] as? String == "u1")
+            #expect(body["evaluated_at"] as? String == "2026-01-13T00:00:00.000Z")
+            let grants = try #require(body["grants"] as? [[String: Any]])
+            #expect(grants.map { $0["grant_id"] as? String } == [ended, revoked, live])
+            #expect(grants.map { $0["status"] as? String } == ["expired", "revoked", "active"])
+            #expect(grants.map { $0["active"] as? Bool } == [false, false, true])
+            #expect(grants[1]["revoked_at"] as? String == "2026-01-11T00:00:00.000Z")
+            #expect(grants[1]["revoke_reason"] as? String == "granted to the wrong user")
+            #expect(grants[1]["granted_at"] as? String == "2026-01-02T00:00:00.000Z")
+            #expect(grants[1]["expires_at"] as? String == "2026-01-31T00:00:00.000Z")
+            #expect(grants[1]["reason"] as? String == "support ticket 812")
+            #expect(grants[2]["revoked_at"] is NSNull && grants[2]["revoke_reason"] is NSNull)
+
+            let nobody = try h.object(try await h.request(.get, "/v1/users/nobody/grants", key: H.adminKey))
+            #expect((nobody["grants"] as? [Any])?.isEmpty == true)
+            #expect(try await h.request(.get, "/v1/users/u1/grants", key: H.readKey).status == .forbidden)
+            let query = try await h.request(.get, "/v1/users/u1/grants?at=\(Day.iso(1))", key: H.adminKey)
+            #expect(query.status == .badRequest)
+            #expect(try h.object(query)["detail"] as? String == "unknown query parameter at; this endpoint takes none")
         }
     }
 }
