@@ -21,8 +21,15 @@ extension PostgresEventStore {
             configuration.options.connectTimeout = .init(connectTimeout)
             let quiet = Logger(label: "subledger.eventstore.postgres.diagnosis") { _ in SwiftLogNoOpLogHandler() }
             let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: quiet)
+            let problem: PostgresConnectionProblem?
+            do {
+                problem = try await missingSchema(settings, on: connection, logger: quiet)
+            } catch {
+                try? await connection.close()
+                throw error
+            }
             try? await connection.close()
-            return nil
+            return problem
         } catch let error as PSQLError {
             if let message = error.serverInfo?[.message] {
                 let state = error.serverInfo?[.sqlState]
@@ -52,6 +59,21 @@ extension PostgresEventStore {
         } catch {
             return PostgresConnectionProblem(message: "\(error)", isPermanent: false)
         }
+    }
+
+    /// PostgreSQL accepts a `search_path` naming no schema that exists, and then fails every
+    /// statement with "no schema has been selected" (3F000), which does not name the setting.
+    private static func missingSchema(_ settings: PostgresSettings, on connection: PostgresConnection, logger: Logger) async throws -> PostgresConnectionProblem? {
+        guard let searchPath = settings.searchPath else { return nil }
+        var current: String?
+        for try await schema in try await connection.query("SELECT current_schema()", logger: logger).decode(String?.self) {
+            current = schema
+        }
+        guard current == nil else { return nil }
+        return PostgresConnectionProblem(
+            message: "search_path \(searchPath) names no schema that exists in database \(settings.database ?? settings.username); create it first (CREATE SCHEMA), migrate creates only the tables",
+            isPermanent: true
+        )
     }
 
     /// SQLSTATEs a server answers a connection with when the settings are wrong, not the moment:

@@ -19,6 +19,14 @@ struct PostgresConnectionProblemTests {
         let answered = try #require(await PostgresEventStore.connectionProblem(unknownDatabase))
         #expect(answered == #"PostgreSQL answered: database "subledger_no_such_database" does not exist (3D000)"#)
 
+        // A search_path naming no schema that exists: PostgreSQL takes it, then every statement
+        // fails with 3F000 naming neither the setting nor the schema.
+        var noSchema = settings
+        noSchema.searchPath = "subledger_no_such_schema"
+        let schema = try #require(await PostgresEventStore.probe(noSchema))
+        #expect(schema.message == "search_path subledger_no_such_schema names no schema that exists in database \(settings.database ?? settings.username); create it first (CREATE SCHEMA), migrate creates only the tables")
+        #expect(schema.isPermanent)
+
         var closedPort = settings
         closedPort.host = "127.0.0.1"
         closedPort.port = 1

@@ -62,7 +62,7 @@ struct ConnectionLeaser: Sendable {
                 // before the migrate job) went on failing on that connection after the migration
                 // until it idled out; closed here, the pool opens a fresh connection instead.
                 if Self.failsWithTheSchema(error) {
-                    logger.notice("closing a PostgreSQL connection whose statement did not fit the schema", metadata: ["error": "\(error)"])
+                    logger.notice("closing a PostgreSQL connection whose statement did not fit the schema", metadata: ["error": "\(PostgresEventStore.unwrap(error))"])
                     try? await connection.close()
                 }
                 throw error
