@@ -3,7 +3,8 @@ import NIOSSL
 import PostgresNIO
 
 extension PostgresEventStore {
-    /// Why a connection to `settings` cannot be opened, from one direct attempt; nil when it opens.
+    /// Why a connection to `settings` cannot be opened or used, from one direct attempt (`probe`);
+    /// nil when it can.
     ///
     /// The pool says only that no connection came within `acquire_timeout`, and its attempts' errors
     /// go to the log. A command that could not start says what the server answered (a wrong
@@ -12,9 +13,11 @@ extension PostgresEventStore {
         await probe(settings)?.message
     }
 
-    /// Opens one connection to `settings` outside any pool and closes it: nil when it opened, else
-    /// what went wrong. Commands call it before they open their pool, so a setting PostgreSQL refuses
-    /// is reported at once instead of after `acquire_timeout` of retried attempts.
+    /// Opens one connection to `settings` outside any pool, checks its `search_path` names a schema
+    /// it can use, and closes it: nil when all is well, else what went wrong. Commands call it before
+    /// they open their pool, so a setting PostgreSQL refuses is reported at once instead of after
+    /// `acquire_timeout` of retried attempts. The connection and the check each take at most
+    /// `connectTimeout`.
     public static func probe(_ settings: PostgresSettings, connectTimeout: Duration = .seconds(5)) async -> PostgresConnectionProblem? {
         do {
             var configuration = try settings.directConnectionConfiguration()
@@ -23,7 +26,7 @@ extension PostgresEventStore {
             let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: quiet)
             let problem: PostgresConnectionProblem?
             do {
-                problem = try await missingSchema(settings, on: connection, logger: quiet)
+                problem = try await missingSchema(settings, on: connection, within: connectTimeout, logger: quiet)
             } catch {
                 try? await connection.close()
                 throw error
@@ -62,16 +65,51 @@ extension PostgresEventStore {
     }
 
     /// PostgreSQL accepts a `search_path` naming no schema that exists, and then fails every
-    /// statement with "no schema has been selected" (3F000), which does not name the setting.
-    private static func missingSchema(_ settings: PostgresSettings, on connection: PostgresConnection, logger: Logger) async throws -> PostgresConnectionProblem? {
+    /// statement with "no schema has been selected" (3F000), which does not name the setting. The
+    /// query is bounded: behind a pooler it can wait for a server connection, and a command's start
+    /// must not. When the time runs out the connection is closed, which ends the query.
+    private static func missingSchema(
+        _ settings: PostgresSettings, on connection: PostgresConnection, within limit: Duration, logger: Logger
+    ) async throws -> PostgresConnectionProblem? {
         guard let searchPath = settings.searchPath else { return nil }
-        var current: String?
-        for try await schema in try await connection.query("SELECT current_schema()", logger: logger).decode(String?.self) {
-            current = schema
+        let outcomes = await withTaskGroup(of: SchemaCheck.self) { group in
+            group.addTask {
+                do {
+                    var current: String?
+                    for try await schema in try await connection.query("SELECT current_schema()", logger: logger).decode(String?.self) {
+                        current = schema
+                    }
+                    return .answered(current)
+                } catch {
+                    return .failed(error)
+                }
+            }
+            group.addTask {
+                do { try await Task.sleep(for: limit) } catch { return .failed(error) }
+                try? await connection.close()
+                return .timedOut
+            }
+            // The first to finish decides, but a query failing because the timer closed its
+            // connection can finish before the timer does: every outcome is looked at.
+            var outcomes: [SchemaCheck] = []
+            if let first = await group.next() { outcomes.append(first) }
+            group.cancelAll()
+            for await outcome in group { outcomes.append(outcome) }
+            return outcomes
+        }
+        if outcomes.contains(where: { if case .timedOut = $0 { true } else { false } }) {
+            return PostgresConnectionProblem(message: "PostgreSQL accepted the connection but did not answer a query within \(limit)", isPermanent: false)
+        }
+        let current: String?
+        switch outcomes.first {
+        case .answered(let schema): current = schema
+        case .failed(let error): throw error
+        case .timedOut, nil: return nil
         }
         guard current == nil else { return nil }
         return PostgresConnectionProblem(
-            message: "search_path \(searchPath) names no schema that exists in database \(settings.database ?? settings.username); create it first (CREATE SCHEMA), migrate creates only the tables",
+            message: "search_path \(searchPath) names no schema that exists in database \(settings.database ?? settings.username) "
+                + "or that \(settings.username) may use; create it first (CREATE SCHEMA; migrate creates only the tables) or grant USAGE on it",
             isPermanent: true
         )
     }
@@ -81,5 +119,12 @@ extension PostgresEventStore {
     /// privilege on it).
     static func refusesTheSettings(_ sqlState: String) -> Bool {
         sqlState.hasPrefix("28") || sqlState == "3D000" || sqlState == "42501"
+    }
+
+    /// How the bounded `current_schema()` query ended.
+    private enum SchemaCheck: Sendable {
+        case answered(String?)
+        case timedOut
+        case failed(any Error)
     }
 }

@@ -97,7 +97,7 @@ extension Problem {
     static func describe(_ error: DecodingError) -> String {
         switch error {
         case .keyNotFound(let key, _): "missing field \(key.stringValue)"
-        case .typeMismatch(_, let context) where context.codingPath.isEmpty:
+        case .typeMismatch(_, let context) where context.codingPath.isEmpty, .valueNotFound(_, let context) where context.codingPath.isEmpty:
             "the body must be a JSON object"
         case .typeMismatch(_, let context), .valueNotFound(_, let context):
             "wrong type at \(context.codingPath.map(\.stringValue).joined(separator: ".")): \(context.debugDescription)"

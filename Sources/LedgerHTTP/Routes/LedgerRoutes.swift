@@ -276,7 +276,7 @@ public struct LedgerRoutes: Sendable {
             guard known.contains(String(name)) else {
                 throw Problem(
                     status: .badRequest, code: "invalid_query", title: "Invalid query",
-                    detail: "unknown query parameter \(name); this endpoint takes " + (known.isEmpty ? "none" : known.joined(separator: ", "))
+                    detail: "unknown query parameter \(name); this endpoint takes " + (known.isEmpty ? "no query parameters" : known.joined(separator: ", "))
                 )
             }
             guard seen.insert(name).inserted else {

@@ -28,7 +28,10 @@ extension GrantListBody {
         self.init(
             user_id: userId, evaluated_at: date(milliseconds),
             grants: grants.map { record in
-                let status = record.status(at: milliseconds) ?? .active
+                // A grant or revoke stamped after now (another instance's clock ahead of this one's)
+                // is read at its own time, so the list never calls a grant active beside its revoke.
+                let moment = max(milliseconds, record.grant.at, record.revokedAt ?? record.grant.at)
+                let status = record.status(at: moment) ?? .active
                 return Grant(
                     grant_id: record.grant.grantId, entitlement: record.grant.entitlement, status: status.rawValue,
                     active: status == .active, granted_at: date(record.grant.at), expires_at: record.grant.expiresAt.map(date),

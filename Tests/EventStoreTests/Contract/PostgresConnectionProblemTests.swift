@@ -24,7 +24,7 @@ struct PostgresConnectionProblemTests {
         var noSchema = settings
         noSchema.searchPath = "subledger_no_such_schema"
         let schema = try #require(await PostgresEventStore.probe(noSchema))
-        #expect(schema.message == "search_path subledger_no_such_schema names no schema that exists in database \(settings.database ?? settings.username); create it first (CREATE SCHEMA), migrate creates only the tables")
+        #expect(schema.message == "search_path subledger_no_such_schema names no schema that exists in database \(settings.database ?? settings.username) or that \(settings.username) may use; create it first (CREATE SCHEMA; migrate creates only the tables) or grant USAGE on it")
         #expect(schema.isPermanent)
 
         var closedPort = settings

@@ -10,9 +10,10 @@ import Testing
 struct PostgresTLSTests {
     /// Runs `body` with a fake server and a file holding its CA.
     static func withServer(
-        certificateFor address: [UInt8] = [127, 0, 0, 1], offersTLS: Bool = true, _ body: (FakeTLSPostgres, String) async throws -> Void
+        certificateFor address: [UInt8] = [127, 0, 0, 1], offersTLS: Bool = true, acceptsLogin: Bool = false,
+        _ body: (FakeTLSPostgres, String) async throws -> Void
     ) async throws {
-        let server = try await FakeTLSPostgres(certificateFor: address, offersTLS: offersTLS)
+        let server = try await FakeTLSPostgres(certificateFor: address, offersTLS: offersTLS, acceptsLogin: acceptsLogin)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("subledger-ca-\(UUID().uuidString).pem")
         try server.caPEM.write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
@@ -52,6 +53,7 @@ struct PostgresTLSTests {
         try await Self.withServer(certificateFor: [10, 0, 0, 1]) { server, ca in
             let problem = try #require(await PostgresEventStore.probe(try Self.settings(server, "sslmode=require&sslrootcert=\(ca)")))
             #expect(problem.message.hasPrefix("TLS handshake failed: the server's certificate must chain to the certificates in sslrootcert (\(ca)) and name 127.0.0.1; "), "\(problem)")
+            #expect(problem.message.contains("failedToValidateHostname"), "\(problem)")
             #expect(problem.isPermanent)
         }
     }
@@ -65,6 +67,19 @@ struct PostgresTLSTests {
             #expect(refused.isPermanent)
             let clear = await PostgresEventStore.probe(try Self.settings(server, "sslmode=prefer"))
             #expect(clear?.message == "PostgreSQL answered: \(FakeTLSPostgres.answer) (3D000)")
+        }
+    }
+
+    /// A server that lets the client in and never answers (a pooler waiting for a server
+    /// connection): the search_path check gives up after the attempt's time, so a command's start
+    /// wait stays bounded, and says so as a passing problem.
+    @Test(.timeLimit(.minutes(1)))
+    func theSchemaCheckOfAServerThatNeverAnswersIsBounded() async throws {
+        try await Self.withServer(offersTLS: false, acceptsLogin: true) { server, _ in
+            let settings = try Self.settings(server, "sslmode=disable&search_path=ledger")
+            let problem = try #require(await PostgresEventStore.probe(settings, connectTimeout: .milliseconds(300)))
+            #expect(problem.message == "PostgreSQL accepted the connection but did not answer a query within 0.3 seconds", "\(problem)")
+            #expect(!problem.isPermanent)
         }
     }
 }

@@ -24,7 +24,9 @@ final class FakeTLSPostgres: Sendable {
 
     /// Starts a server whose certificate names `address` (an IPv4 address) in its subject alternative
     /// names; one that does not offer TLS answers the SSLRequest with "N", as PostgreSQL with ssl off.
-    init(certificateFor address: [UInt8] = [127, 0, 0, 1], offersTLS: Bool = true) async throws {
+    /// One that `acceptsLogin` lets the client in and then never answers a query, as a pooler waiting
+    /// for a server connection does.
+    init(certificateFor address: [UInt8] = [127, 0, 0, 1], offersTLS: Bool = true, acceptsLogin: Bool = false) async throws {
         let caKey = P256.Signing.PrivateKey()
         let serverKey = P256.Signing.PrivateKey()
         let caName = try DistinguishedName { CommonName("subledger test PostgreSQL CA") }
@@ -65,7 +67,7 @@ final class FakeTLSPostgres: Sendable {
         self.channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(Conversation(context: context, offersTLS: offersTLS))
+                    try channel.pipeline.syncOperations.addHandler(Conversation(context: context, offersTLS: offersTLS, acceptsLogin: acceptsLogin))
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
@@ -82,12 +84,16 @@ final class FakeTLSPostgres: Sendable {
         typealias OutboundOut = ByteBuffer
         let context: NIOSSLContext
         let offersTLS: Bool
+        let acceptsLogin: Bool
 
-        init(context: NIOSSLContext, offersTLS: Bool) {
+        init(context: NIOSSLContext, offersTLS: Bool, acceptsLogin: Bool) {
             self.context = context
             self.offersTLS = offersTLS
+            self.acceptsLogin = acceptsLogin
         }
 
+        /// Takes each message as one read: on loopback the client writes the 8-byte SSLRequest and
+        /// waits for the answer, and a start-up message cut in two only adds a write to a closing channel.
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             let bytes = unwrapInboundIn(data)
             // The SSLRequest: length 8, code 80877103. Anything after the handshake is the start-up.
@@ -97,6 +103,24 @@ final class FakeTLSPostgres: Sendable {
                 if offersTLS {
                     _ = try? context.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: self.context), position: .first)
                 }
+                return
+            }
+            if acceptsLogin {
+                // A start-up message carries protocol 3.0 after its length; anything else is a query,
+                // left unanswered.
+                guard bytes.getInteger(at: bytes.readerIndex + 4, as: UInt32.self) == 196_608 else { return }
+                var login = ByteBuffer()
+                login.writeInteger(UInt8(ascii: "R"))
+                login.writeInteger(UInt32(8))
+                login.writeInteger(UInt32(0))
+                login.writeInteger(UInt8(ascii: "K"))
+                login.writeInteger(UInt32(12))
+                login.writeInteger(UInt32(1))
+                login.writeInteger(UInt32(2))
+                login.writeInteger(UInt8(ascii: "Z"))
+                login.writeInteger(UInt32(5))
+                login.writeInteger(UInt8(ascii: "I"))
+                context.writeAndFlush(wrapOutboundOut(login), promise: nil)
                 return
             }
             var fields = ByteBuffer()
@@ -110,7 +134,8 @@ final class FakeTLSPostgres: Sendable {
             message.writeInteger(UInt8(ascii: "E"))
             message.writeInteger(UInt32(4 + fields.readableBytes))
             message.writeBuffer(&fields)
-            context.writeAndFlush(wrapOutboundOut(message)).whenComplete { _ in context.close(promise: nil) }
+            let channel = context.channel
+            context.writeAndFlush(wrapOutboundOut(message)).whenComplete { _ in channel.close(promise: nil) }
         }
 
         func errorCaught(context: ChannelHandlerContext, error: any Error) {

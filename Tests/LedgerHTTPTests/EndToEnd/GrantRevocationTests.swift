@@ -111,7 +111,7 @@ struct GrantRevocationTests {
             #expect(try h.object(blank)["code"] as? String == "malformed_body")
             for (json, detail) in [
                 ("{}", "missing field reason"), ("", "the body is empty; this endpoint takes a JSON object"),
-                (#"["x"]"#, "the body must be a JSON object"),
+                (#"["x"]"#, "the body must be a JSON object"), ("null", "the body must be a JSON object"),
             ] {
                 let refused = try await h.request(.post, "/v1/users/u1/grants/\(grantId)/revoke", key: H.adminKey, json: json)
                 #expect(refused.status == .badRequest)
@@ -200,7 +200,7 @@ struct GrantRevocationTests {
             #expect(try await h.request(.get, "/v1/users/u1/grants", key: H.readKey).status == .forbidden)
             let query = try await h.request(.get, "/v1/users/u1/grants?at=\(Day.iso(1))", key: H.adminKey)
             #expect(query.status == .badRequest)
-            #expect(try h.object(query)["detail"] as? String == "unknown query parameter at; this endpoint takes none")
+            #expect(try h.object(query)["detail"] as? String == "unknown query parameter at; this endpoint takes no query parameters")
         }
     }
 }
