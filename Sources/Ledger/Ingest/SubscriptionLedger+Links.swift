@@ -101,6 +101,10 @@ extension SubscriptionLedger {
             expiresAt: Timestamp.milliseconds(expiresAt), reason: reason, at: Timestamp.milliseconds(now)
         )
         try await appendGrant(.grant(grant), type: LedgerEventType.entitlementGranted, record: grant, now: now, context: context)
+        // An operator's change of access is rare and worth a line beside the request's own.
+        logger(for: context).info("grant recorded", metadata: [
+            "user": "\(userId)", "grant": "\(grant.grantId)", "entitlement": "\(entitlement)", "api_key": "\(context.apiKey ?? "-")",
+        ])
         return grant
     }
 
@@ -117,7 +121,7 @@ extension SubscriptionLedger {
         let stream = LedgerEventType.userStream(userId)
         let userKey = DocumentKey(model: ReadModel.userEntitlements, key: userId)
         let projector = self.projector
-        return try await LedgerMetrics.timed(metrics.appendGrant) {
+        let revocation = try await LedgerMetrics.timed(metrics.appendGrant) {
             try await store.transaction { transaction -> GrantRevocation in
                 let now = clock.now()
                 let at = Timestamp.milliseconds(now)
@@ -150,6 +154,12 @@ extension SubscriptionLedger {
                 return outcome
             }
         }
+        if !revocation.isDuplicate {
+            logger(for: context).info("grant revoked", metadata: [
+                "user": "\(userId)", "grant": "\(grantId)", "entitlement": "\(revocation.grant.entitlement)", "api_key": "\(context.apiKey ?? "-")",
+            ])
+        }
+        return revocation
     }
 
     /// A reason is kept in the user's document: PostgreSQL's `jsonb` cannot hold U+0000, so one

@@ -56,6 +56,34 @@ struct RequestLogTests {
         }
     }
 
+    /// An operator's grant and revoke each leave an info line naming the user, the grant and the key,
+    /// under the request's id; a repeated revoke, which records nothing, leaves none.
+    @Test func grantsAndRevokesAreLoggedWithTheRequestAndTheKey() async throws {
+        try await Self.withLoggedServer { client, _, lines in
+            let headers: HTTPFields = [.authorization: "Bearer \(APIHarness.adminKey)", .contentType: "application/json", HTTPField.Name("X-Request-ID")!: "grant-1"]
+            let granted = try await client.execute(
+                uri: "/v1/users/u1/grants", method: .post, headers: headers,
+                body: ByteBuffer(string: #"{"entitlement":"pro","expires_at":"\#(Day.iso(30))","reason":"support"}"#)
+            )
+            #expect(granted.status == .created)
+            let grantId = try #require((try JSONSerialization.jsonObject(with: Data(buffer: granted.body)) as? [String: Any])?["grant_id"] as? String)
+            var revoking = headers
+            revoking[HTTPField.Name("X-Request-ID")!] = "revoke-1"
+            for _ in 0..<2 {
+                let revoked = try await client.execute(
+                    uri: "/v1/users/u1/grants/\(grantId)/revoke", method: .post, headers: revoking, body: ByteBuffer(string: #"{"reason":"mistake"}"#)
+                )
+                #expect(revoked.status == .ok)
+            }
+            let recorded = lines().filter { $0.contains("grant recorded") }
+            #expect(recorded.count == 1, "\(lines())")
+            #expect(recorded.allSatisfy { $0.contains("request_id=grant-1") && $0.contains("grant=\(grantId)") && $0.contains("api_key=operator") && $0.contains("user=u1") })
+            let revokedLines = lines().filter { $0.contains("grant revoked") }
+            #expect(revokedLines.count == 1, "\(lines())")
+            #expect(revokedLines.allSatisfy { $0.contains("request_id=revoke-1") && $0.contains("entitlement=pro") && $0.contains("api_key=operator") })
+        }
+    }
+
     /// An offered id that could forge fields on a log line (a space, a quote) is replaced by a new one.
     @Test func anOfferedIDThatCouldForgeLogFieldsIsReplaced() async throws {
         try await Self.withLoggedServer { client, _, lines in
