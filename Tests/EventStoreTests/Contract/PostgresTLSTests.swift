@@ -1,4 +1,5 @@
 import EventStore
+import EventStoreTesting
 import Foundation
 import Testing
 
@@ -80,6 +81,22 @@ struct PostgresTLSTests {
             let problem = try #require(await PostgresEventStore.probe(settings, connectTimeout: .milliseconds(300)))
             #expect(problem.message == "PostgreSQL accepted the connection but did not answer a query within 0.3 seconds", "\(problem)")
             #expect(!problem.isPermanent)
+        }
+    }
+
+    /// The pool sets up its TLS apart from a direct connection (postgres-nio's client takes a
+    /// configuration): its attempts complete the handshake with the CA from `sslrootcert` too, and
+    /// read the server's answer, which the pool logs.
+    @Test func thePoolTrustsTheCAInSslrootcertToo() async throws {
+        try await Self.withServer { server, ca in
+            let log = CapturedLog()
+            let store = PostgresEventStore(settings: try Self.settings(server, "sslmode=require&sslrootcert=\(ca)&acquire_timeout=1"), logger: log.logger)
+            try await withRunning(store) {
+                await #expect(throws: EventStoreError.self) { _ = try await store.eventCount() }
+            }
+            // The pool's own line (the change relay's LISTEN connection logs the answer too).
+            #expect(log.lines.contains { $0.contains("Connection creation failed") && $0.contains(FakeTLSPostgres.answer) }, "\(log.lines)")
+            #expect(!log.lines.contains { $0.contains("CERTIFICATE_VERIFY_FAILED") }, "\(log.lines)")
         }
     }
 }
