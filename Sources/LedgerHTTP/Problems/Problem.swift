@@ -49,9 +49,11 @@ public struct Problem: Error, Sendable, Codable, Equatable {
 
     /// The path is served, but not with this method.
     public static func methodNotAllowed(_ method: HTTPRequest.Method, allowed: [HTTPRequest.Method]) -> Problem {
+        let names = allowed.map(\.rawValue)
+        let choices = names.count < 2 ? names.joined() : names.dropLast().joined(separator: ", ") + " or " + names[names.count - 1]
         var problem = Problem(
             status: .methodNotAllowed, code: "method_not_allowed", title: "Method not allowed",
-            detail: "\(method.rawValue) is not served here; use \(allowed.map(\.rawValue).joined(separator: " or "))"
+            detail: "\(method.rawValue) is not served here; use \(choices)"
         )
         problem.allowedMethods = allowed
         return problem

@@ -333,13 +333,18 @@ struct APIEndToEndTests {
             let read = try await h.request(.post, "/v1/users/u1/entitlements", key: H.ingestKey, json: "{}")
             #expect(read.status == .methodNotAllowed)
             #expect(read.headers[.allow] == "GET, HEAD")
+            #expect(try h.object(read)["detail"] as? String == "POST is not served here; use GET or HEAD")
             #expect(read.headers[.contentType] == "application/problem+json")
             #expect(try h.object(read)["code"] as? String == "method_not_allowed")
             let webhook = try await h.request(.get, "/v1/apple/notifications/v2")
             #expect(webhook.status == .methodNotAllowed)
             #expect(webhook.headers[.allow] == "POST")
-            let grants = try await h.request(.delete, "/v1/users/alice%40x.com/grants", key: H.adminKey).headers[.allow] ?? ""
+            let grantsResponse = try await h.request(.delete, "/v1/users/alice%40x.com/grants", key: H.adminKey)
+            let grants = grantsResponse.headers[.allow] ?? ""
             #expect(Set(grants.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }) == ["GET", "HEAD", "POST"], "\(grants)")
+            // Three methods read as a list: "GET, POST or HEAD", not "GET or POST or HEAD".
+            let detail = try h.object(grantsResponse)["detail"] as? String ?? ""
+            #expect(detail.hasPrefix("DELETE is not served here; use ") && detail.contains(", ") && detail.components(separatedBy: " or ").count == 2, "\(detail)")
             #expect(try await h.request(.get, "/v1/users/alice%40x.com/grants/x/revoke", key: H.adminKey).headers[.allow] == "POST")
             for path in ["/v1/users/u1/nothing", "/v1/users/u1/entitlements/extra", "/v2/events"] {
                 let unknown = try await h.request(.get, path, key: H.readKey)
