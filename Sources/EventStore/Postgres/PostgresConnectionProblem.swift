@@ -4,8 +4,8 @@ public struct PostgresConnectionProblem: Sendable, Hashable, CustomStringConvert
     public var message: String
     /// The server refused the settings themselves (authentication, a database or role that does not
     /// exist, no TLS where it is required, a certificate that does not verify): waiting will not
-    /// change the answer. A refused or timed
-    /// out connection, or a server still starting (57P03), may be gone a moment later.
+    /// change the answer. A refused or timed out connection, or a server still starting (57P03),
+    /// may be gone a moment later.
     public var isPermanent: Bool
 
     /// Creates a problem.

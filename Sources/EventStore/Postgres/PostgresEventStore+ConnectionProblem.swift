@@ -3,21 +3,12 @@ import NIOSSL
 import PostgresNIO
 
 extension PostgresEventStore {
-    /// Why a connection to `settings` cannot be opened or used, from one direct attempt (`probe`);
-    /// nil when it can.
-    ///
-    /// The pool says only that no connection came within `acquire_timeout`, and its attempts' errors
-    /// go to the log. A command that could not start says what the server answered (a wrong
-    /// password, a database that does not exist) or why it could not be reached.
-    public static func connectionProblem(_ settings: PostgresSettings) async -> String? {
-        await probe(settings)?.message
-    }
-
     /// Opens one connection to `settings` outside any pool, checks its `search_path` names a schema
     /// it can use, and closes it: nil when all is well, else what went wrong. Commands call it before
     /// they open their pool, so a setting PostgreSQL refuses is reported at once instead of after
-    /// `acquire_timeout` of retried attempts. The connection and the check each take at most
-    /// `connectTimeout`.
+    /// `acquire_timeout` of retried attempts, and a command whose pool later got no connection says
+    /// what one more attempt found (the pool itself says only that none came in time). The
+    /// connection and the check each take at most `connectTimeout`.
     public static func probe(_ settings: PostgresSettings, connectTimeout: Duration = .seconds(5)) async -> PostgresConnectionProblem? {
         do {
             var configuration = try settings.directConnectionConfiguration()
@@ -35,10 +26,9 @@ extension PostgresEventStore {
             return problem
         } catch let error as PSQLError {
             if let message = error.serverInfo?[.message] {
-                let state = error.serverInfo?[.sqlState]
                 return PostgresConnectionProblem(
-                    message: "PostgreSQL answered: \(message)" + (state.map { " (\($0))" } ?? ""),
-                    isPermanent: state.map(Self.refusesTheSettings) ?? false
+                    message: "PostgreSQL answered: \(message)" + (error.sqlState.map { " (\($0))" } ?? ""),
+                    isPermanent: error.sqlState.map(Self.refusesTheSettings) ?? false
                 )
             }
             // A TLS handshake that failed: the server's certificate does not chain to the trusted
@@ -100,13 +90,11 @@ extension PostgresEventStore {
         if outcomes.contains(where: { if case .timedOut = $0 { true } else { false } }) {
             return PostgresConnectionProblem(message: "PostgreSQL accepted the connection but did not answer a query within \(limit)", isPermanent: false)
         }
-        let current: String?
         switch outcomes.first {
-        case .answered(let schema): current = schema
+        case .answered(.none): break
         case .failed(let error): throw error
-        case .timedOut, nil: return nil
+        default: return nil
         }
-        guard current == nil else { return nil }
         return PostgresConnectionProblem(
             message: "search_path \(searchPath) names no schema that exists in database \(settings.database ?? settings.username) "
                 + "or that \(settings.username) may use; create it first (CREATE SCHEMA; migrate creates only the tables) or grant USAGE on it",

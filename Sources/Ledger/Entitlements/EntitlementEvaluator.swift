@@ -69,7 +69,6 @@ public struct EntitlementEvaluator: Sendable {
         for record in user.grants.values {
             let grant = record.grant
             guard let status = record.status(at: at) else { continue }
-            let revoked = status == .revoked
             candidates[grant.entitlement, default: []].append(EntitlementStatus(
                 id: grant.entitlement,
                 active: status == .active,
@@ -84,7 +83,7 @@ public struct EntitlementEvaluator: Sendable {
                 ownership: nil,
                 purchasedAt: ChainEvaluator.date(grant.at),
                 // A revoke still to come at `at` is not shown, as a chain's later refund is not.
-                revokedAt: revoked ? record.revokedAt.map(ChainEvaluator.date) : nil,
+                revokedAt: status == .revoked ? record.revokedAt.map(ChainEvaluator.date) : nil,
                 revocationReason: nil,
                 source: .grant
             ))

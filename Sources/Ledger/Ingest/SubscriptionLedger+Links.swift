@@ -1,5 +1,6 @@
 import EventStore
 import Foundation
+import Logging
 
 extension SubscriptionLedger {
     /// Claims a chain for a user under the configured policy and records the outcome.
@@ -101,10 +102,7 @@ extension SubscriptionLedger {
             expiresAt: Timestamp.milliseconds(expiresAt), reason: reason, at: Timestamp.milliseconds(now)
         )
         try await appendGrant(.grant(grant), type: LedgerEventType.entitlementGranted, record: grant, now: now, context: context)
-        // An operator's change of access is rare and worth a line beside the request's own.
-        logger(for: context).info("grant recorded", metadata: [
-            "user": "\(userId)", "grant": "\(grant.grantId)", "entitlement": "\(entitlement)", "api_key": "\(context.apiKey ?? "-")",
-        ])
+        logGrantChange("grant recorded", grant, context: context)
         return grant
     }
 
@@ -155,11 +153,16 @@ extension SubscriptionLedger {
             }
         }
         if !revocation.isDuplicate {
-            logger(for: context).info("grant revoked", metadata: [
-                "user": "\(userId)", "grant": "\(grantId)", "entitlement": "\(revocation.grant.entitlement)", "api_key": "\(context.apiKey ?? "-")",
-            ])
+            logGrantChange("grant revoked", revocation.grant, context: context)
         }
         return revocation
+    }
+
+    /// An operator's change of access is rare and worth a line beside the request's own.
+    private func logGrantChange(_ message: Logger.Message, _ grant: ManualGrant, context: IngestContext) {
+        logger(for: context).info(message, metadata: [
+            "user": "\(grant.userId)", "grant": "\(grant.grantId)", "entitlement": "\(grant.entitlement)", "api_key": "\(context.apiKey ?? "-")",
+        ])
     }
 
     /// A reason is kept in the user's document: PostgreSQL's `jsonb` cannot hold U+0000, so one

@@ -8,7 +8,7 @@ enum StorageDiagnosis {
     /// store that could not be reached; otherwise `error` unchanged.
     static func explain(_ error: any Error, url: DatabaseURL) async -> any Error {
         guard let failure = error as? EventStoreError, failure.code == .storageUnavailable, case .postgres(let settings) = url,
-              let problem = await PostgresEventStore.connectionProblem(settings) else {
+              let problem = await PostgresEventStore.probe(settings) else {
             return error
         }
         return EventStoreError(.storageUnavailable, "\(failure.message); connecting to \(settings.host):\(settings.port) directly: \(problem)")

@@ -12,12 +12,12 @@ struct PostgresConnectionProblemTests {
     func aDirectAttemptNamesTheServersAnswerOrTheNetworksError() async throws {
         guard let url = TestDatabases.postgresURL else { throw PostgreSQLRequired() }
         let settings = try PostgresSettings(url: url)
-        #expect(await PostgresEventStore.connectionProblem(settings) == nil)
+        #expect(await PostgresEventStore.probe(settings) == nil)
 
         var unknownDatabase = settings
         unknownDatabase.database = "subledger_no_such_database"
-        let answered = try #require(await PostgresEventStore.connectionProblem(unknownDatabase))
-        #expect(answered == #"PostgreSQL answered: database "subledger_no_such_database" does not exist (3D000)"#)
+        let answered = try #require(await PostgresEventStore.probe(unknownDatabase))
+        #expect(answered.message == #"PostgreSQL answered: database "subledger_no_such_database" does not exist (3D000)"#)
 
         // A search_path naming no schema that exists: PostgreSQL takes it, then every statement
         // fails with 3F000 naming neither the setting nor the schema.
@@ -30,8 +30,8 @@ struct PostgresConnectionProblemTests {
         var closedPort = settings
         closedPort.host = "127.0.0.1"
         closedPort.port = 1
-        let unreachable = try #require(await PostgresEventStore.connectionProblem(closedPort))
-        #expect(unreachable.contains("Connection refused"), "\(unreachable)")
+        let unreachable = try #require(await PostgresEventStore.probe(closedPort))
+        #expect(unreachable.message.contains("Connection refused"), "\(unreachable)")
     }
 
     /// The pool's connections and the change relay's carry their `application_name`, so an operator

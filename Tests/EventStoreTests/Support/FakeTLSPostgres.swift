@@ -13,7 +13,6 @@ import X509
 final class FakeTLSPostgres: Sendable {
     /// The CA that issued the server's certificate, as PEM, for `sslrootcert`.
     let caPEM: String
-    private let serverContext: NIOSSLContext
     private let channel: any Channel
 
     /// The loopback port it listens on.
@@ -63,7 +62,6 @@ final class FakeTLSPostgres: Sendable {
         )
         let context = try NIOSSLContext(configuration: configuration)
         self.caPEM = try ca.serializeAsPEM().pemString
-        self.serverContext = context
         self.channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -124,8 +122,9 @@ final class FakeTLSPostgres: Sendable {
                 return
             }
             var fields = ByteBuffer()
-            for (type, value) in [("S", "FATAL"), ("V", "FATAL"), ("C", "3D000"), ("M", FakeTLSPostgres.answer)] {
-                fields.writeInteger(UInt8(ascii: Unicode.Scalar(type)!))
+            let error: [(Unicode.Scalar, String)] = [("S", "FATAL"), ("V", "FATAL"), ("C", "3D000"), ("M", FakeTLSPostgres.answer)]
+            for (type, value) in error {
+                fields.writeInteger(UInt8(ascii: type))
                 fields.writeString(value)
                 fields.writeInteger(UInt8(0))
             }
