@@ -9,7 +9,9 @@ import NIOCore
 /// 21008 → production, once each). Transport failures, HTTP 5xx/429, statuses 21002/21005/21009
 /// and `is-retryable` answers are retried with exponential backoff up to
 /// ``Configuration/maximumAttempts`` per URL, then reported as `apple_unavailable`. A body that is
-/// not verifyReceipt JSON is `invalid_response`. Any other status is returned to the caller.
+/// not verifyReceipt JSON, status 21000 (the request arrived changed) and a 21007/21008 the dance
+/// cannot settle (the two URLs contradict each other) are `invalid_response`: none says anything of
+/// the receipt. Any other status is returned to the caller.
 public struct VerifyReceiptClient: ReceiptValidating {
     /// The client's configuration.
     public let configuration: Configuration
@@ -45,9 +47,11 @@ public struct VerifyReceiptClient: ReceiptValidating {
 
         var url = configuration.productionURL
         var redirected = false
+        var answers: [(url: String, status: Int)] = []
         while true {
             let response = try await postWithRetries(body, to: url, logger: logger)
             let status = response.status ?? -1
+            answers.append((url, status))
             if !redirected, status == VerifyReceiptStatus.sandboxReceiptSentToProduction, url == configuration.productionURL {
                 logger.debug("verifyReceipt: sandbox receipt, retrying against sandbox")
                 url = configuration.sandboxURL
@@ -59,8 +63,33 @@ public struct VerifyReceiptClient: ReceiptValidating {
                 redirected = true
                 continue
             }
+            if status == VerifyReceiptStatus.requestNotPosted {
+                // Typically an http:// URL whose redirect to https was followed as a GET.
+                throw AppStoreError(
+                    .invalidResponse,
+                    "verifyReceipt at \(url) answered status 21000: the request did not reach it as a POST of verifyReceipt JSON; a redirect or a proxy on the way changed it (check that the URL is https and final)"
+                )
+            }
+            if VerifyReceiptStatus.isEnvironmentRedirect(status) {
+                throw AppStoreError(.invalidResponse, Self.unsettledEnvironment(answers))
+            }
             return response
         }
+    }
+
+    /// Why a 21007 or 21008 is left after the one redirect: each URL asked sends the receipt to the
+    /// other environment (or the production URL answers as the sandbox does), so the configured URLs
+    /// are not Apple's production and sandbox endpoints, or Apple contradicts itself.
+    private static func unsettledEnvironment(_ answers: [(url: String, status: Int)]) -> String {
+        let said = answers.map { answer in
+            let meaning = switch answer.status {
+            case VerifyReceiptStatus.sandboxReceiptSentToProduction: " (a sandbox receipt sent to production)"
+            case VerifyReceiptStatus.productionReceiptSentToSandbox: " (a production receipt sent to sandbox)"
+            default: ""
+            }
+            return "\(answer.url) answered \(answer.status)\(meaning)"
+        }
+        return "verifyReceipt's answers settle on no environment: \(said.joined(separator: ", then ")); check that the production and sandbox URLs are Apple's production and sandbox endpoints"
     }
 
     /// Posts until a non-transient answer, or throws `apple_unavailable` once the attempts are spent.

@@ -4,6 +4,9 @@
 public enum VerifyReceiptStatus {
     /// The receipt is valid.
     public static let valid = 0
+    /// The request did not reach Apple as a POST of verifyReceipt JSON (a redirect or a proxy on the
+    /// way changed it): nothing about the receipt.
+    public static let requestNotPosted = 21000
     /// The receipt data was malformed or the service was temporarily unable to read it (retried).
     public static let malformedOrTemporarilyUnreadable = 21002
     /// The shared secret sent does not match the app's: the sender's configuration, not the receipt.
@@ -21,6 +24,11 @@ public enum VerifyReceiptStatus {
 
     /// Internal data access errors, for which Apple's `is-retryable` says whether to retry.
     public static let internalDataAccessErrors = 21100...21199
+
+    /// Whether `status` names the environment a receipt belongs to rather than judging the receipt.
+    public static func isEnvironmentRedirect(_ status: Int) -> Bool {
+        status == sandboxReceiptSentToProduction || status == productionReceiptSentToSandbox
+    }
 
     /// Whether `status` is one the client retries against the same URL.
     public static func isTransient(_ status: Int) -> Bool {

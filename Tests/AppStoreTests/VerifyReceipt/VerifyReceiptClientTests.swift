@@ -131,6 +131,43 @@ import Testing
         #expect(server.received.count == 1)
     }
 
+    /// 21000 says the request arrived as something other than a POST of verifyReceipt JSON (an http
+    /// URL redirected and followed as a GET): nothing about the receipt, so not returned as its answer.
+    @Test func statusTwentyOneThousandIsAnInvalidResponse() async throws {
+        let server = FakeAppleServer(production: [.status(21000)])
+        let error = await thrown { _ = try await server.run { try await VerifyReceiptClient(configuration: $0).verifyReceipt("r", excludeOldTransactions: false) } }
+        #expect(error?.code == .invalidResponse)
+        #expect(error?.message.contains("answered status 21000: the request did not reach it as a POST") == true)
+        #expect(server.received.count == 1)
+    }
+
+    /// Production says the receipt is the sandbox's and the sandbox says it is production's: the URLs
+    /// are not Apple's two environments (or Apple contradicts itself), which the receipt cannot mend.
+    @Test func environmentsThatContradictEachOtherAreAnInvalidResponse() async throws {
+        let server = FakeAppleServer(production: [.status(21007)], sandbox: [.status(21008)])
+        let error = await thrown { _ = try await server.run { try await VerifyReceiptClient(configuration: $0).verifyReceipt("r", excludeOldTransactions: false) } }
+        #expect(error?.code == .invalidResponse)
+        #expect(server.received.map(\.environment) == ["production", "sandbox"])
+        let message = try #require(error?.message)
+        #expect(message.contains("answered 21007 (a sandbox receipt sent to production), then "))
+        #expect(message.contains("/sandbox/verifyReceipt answered 21008 (a production receipt sent to sandbox)"))
+
+        // A production URL answering as the sandbox does (21008) is not redirected either.
+        let sandboxAsProduction = FakeAppleServer(production: [.status(21008)], sandbox: [.json(Self.validSandbox)])
+        let code = await errorCode { _ = try await sandboxAsProduction.run { try await VerifyReceiptClient(configuration: $0).verifyReceipt("r", excludeOldTransactions: false) } }
+        #expect(code == "invalid_response")
+        #expect(sandboxAsProduction.received.map(\.environment) == ["production"])
+    }
+
+    private func thrown(_ body: () async throws -> Void) async -> AppStoreError? {
+        do {
+            try await body()
+            return nil
+        } catch {
+            return error as? AppStoreError
+        }
+    }
+
     @Test func unreachableHostIsAppleUnavailable() async throws {
         let configuration = VerifyReceiptClient.Configuration(
             productionURL: "http://127.0.0.1:9/verifyReceipt",

@@ -577,6 +577,18 @@ struct APIEndToEndTests {
             let down = try await h.request(.post, "/v1/apple/receipts", key: H.ingestKey, json: #"{"user_id":"u9","receipt_data":"flaky-receipt"}"#)
             #expect(down.status == .badGateway)
             #expect(try h.object(down)["code"] as? String == "apple_unavailable")
+            // Answers that say nothing of the receipt are Apple's side, not a bad receipt: a 21000
+            // (the request arrived changed) and environments that contradict each other.
+            let unsettledBefore = try await h.eventCount()
+            let moved = try await h.request(.post, "/v1/apple/receipts", key: H.ingestKey, json: #"{"user_id":"u9","receipt_data":"moved-receipt"}"#)
+            #expect(moved.status == .badGateway)
+            #expect(try h.object(moved)["code"] as? String == "apple_unavailable")
+            #expect((try h.object(moved)["detail"] as? String)?.contains("/production answered status 21000") == true)
+            let contradicting = try await h.request(.post, "/v1/apple/receipts", key: H.ingestKey, json: #"{"user_id":"u9","receipt_data":"contradicting-receipt"}"#)
+            #expect(contradicting.status == .badGateway)
+            #expect(try h.object(contradicting)["code"] as? String == "apple_unavailable")
+            #expect((try h.object(contradicting)["detail"] as? String)?.hasPrefix("verifyReceipt's answers settle on no environment") == true)
+            #expect(try await h.eventCount() == unsettledBefore)
             // 21004: the server's shared secret is wrong, which the client cannot mend.
             let secret = try await h.request(.post, "/v1/apple/receipts", key: H.ingestKey, json: #"{"user_id":"u9","receipt_data":"wrong-secret-receipt"}"#)
             #expect(secret.status == .internalServerError)

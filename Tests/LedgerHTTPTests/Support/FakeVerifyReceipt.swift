@@ -10,6 +10,8 @@ import NIOCore
 /// `wrong-secret-receipt` and for a real PKCS#7 receipt (``foreignReceiptPrefix``: another
 /// developer's app, whose secret is not ours); the sandbox validates it, and answers
 /// `consumable-receipt` with a receipt listing consumable 3500 (`coins.100`), which the app has not finished.
+/// Two answers no receipt can mend: `contradicting-receipt` gets 21008 from the sandbox too, and
+/// `moved-receipt` a 301 to `/moved`, which answers a GET with 21000 as Apple does.
 enum FakeVerifyReceipt {
     static let sandboxResponse = """
         {"status":0,"environment":"Sandbox","receipt":{"bundle_id":"com.example.app","request_date_ms":"\(Day.ms(10))","in_app":[]},
@@ -31,12 +33,18 @@ enum FakeVerifyReceipt {
         let router = Router()
         router.post("production") { request, _ -> Response in
             let text = String(buffer: try await request.body.collect(upTo: 1 << 20))
+            if text.contains("moved-receipt") {
+                return Response(status: .movedPermanently, headers: [.location: "/moved"])
+            }
             let status = text.contains("flaky-receipt") ? 21005 : text.contains("wrong-secret-receipt") || text.contains(foreignReceiptPrefix) ? 21004 : 21007
             return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: #"{"status":\#(status)}"#)))
         }
+        router.get("moved") { _, _ -> Response in
+            Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: #"{"status":21000}"#)))
+        }
         router.post("sandbox") { request, _ -> Response in
             let text = String(buffer: try await request.body.collect(upTo: 1 << 20))
-            let answer = text.contains("consumable-receipt") ? consumableResponse : sandboxResponse
+            let answer = text.contains("contradicting-receipt") ? #"{"status":21008}"# : text.contains("consumable-receipt") ? consumableResponse : sandboxResponse
             return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: answer)))
         }
         let (portStream, portContinuation) = AsyncStream<Int>.makeStream()
