@@ -96,13 +96,12 @@ extension Problem {
 
     static func describe(_ error: DecodingError) -> String {
         switch error {
-        case .keyNotFound(let key, _): "missing field \(key.stringValue)"
         case .typeMismatch(_, let context) where context.codingPath.isEmpty, .valueNotFound(_, let context) where context.codingPath.isEmpty:
             "the body must be a JSON object"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context):
-            "wrong type at \(context.codingPath.map(\.stringValue).joined(separator: ".")): \(context.debugDescription)"
-        case .dataCorrupted(let context): "not valid JSON: \(context.debugDescription)"
-        @unknown default: "the body could not be decoded"
+        case .dataCorrupted(let context) where context.codingPath.isEmpty: "not valid JSON: \(context.debugDescription)"
+        default:
+            // A field's fault in JSON's words ("user_id must be a string"), as for Apple's payloads.
+            error.summary
         }
     }
 }

@@ -112,6 +112,8 @@ struct GrantRevocationTests {
             for (json, detail) in [
                 ("{}", "missing field reason"), ("", "the body is empty; this endpoint takes a JSON object"),
                 (#"["x"]"#, "the body must be a JSON object"), ("null", "the body must be a JSON object"),
+                // A field's fault in JSON's words, not the decoder's Swift ones.
+                (#"{"reason":7}"#, "reason must be a string"), (#"{"reason":null}"#, "reason must be a string, not null"),
             ] {
                 let refused = try await h.request(.post, "/v1/users/u1/grants/\(grantId)/revoke", key: H.adminKey, json: json)
                 #expect(refused.status == .badRequest)

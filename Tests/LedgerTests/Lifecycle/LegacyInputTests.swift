@@ -665,7 +665,7 @@ struct LegacyInputTests {
     /// A refused V1 body says what was wrong in words, without the decoder's Swift descriptions.
     @Test(arguments: [
         (#"{"notification_type":"","password":"s3cret","bid":"com.example.app","environment":"Sandbox","unified_receipt":{"status":0}}"#, "no notification_type"),
-        (#"{"notification_type":"INITIAL_BUY","password":"s3cret","bid":"com.example.app","unified_receipt":{"status":"zero"}}"#, "wrong type at unified_receipt.status"),
+        (#"{"notification_type":"INITIAL_BUY","password":"s3cret","bid":"com.example.app","unified_receipt":{"status":"zero"}}"#, "unified_receipt.status must be an integer"),
         (#"{"notification_type":"INITIAL_BUY","#, "not valid JSON"),
         ("{}", "the body has no bid (the app's bundle id)"),
         (#"{"notification_type":"DID_RENEW","password":"s3cret"}"#, "the body has no bid"),

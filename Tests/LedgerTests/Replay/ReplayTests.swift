@@ -273,7 +273,7 @@ struct ReplayTests {
                 } throws: { error in
                     error as? LedgerError == LedgerError(
                         .unreadableEvent,
-                        "the event at position \(position) on stream user-u9 (\(LedgerEventType.userLinked)) cannot be read by this build: wrong type at userId"
+                        "the event at position \(position) on stream user-u9 (\(LedgerEventType.userLinked)) cannot be read by this build: userId must be a string"
                     )
                 }
             }
