@@ -23,7 +23,7 @@ extension DecodingError {
         case is Bool.Type: "true or false"
         case is any BinaryInteger.Type: "an integer"
         case is any BinaryFloatingPoint.Type, is Decimal.Type: "a number"
-        case is [Any].Type: "a list"
+        case is [Any].Type: "an array"
         case is [String: Any].Type: "an object"
         default: nil
         }

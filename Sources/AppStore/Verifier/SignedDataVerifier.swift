@@ -302,14 +302,12 @@ public final class SignedDataVerifier: Sendable {
         }
     }
 
+    /// A payload's fault in JSON's words (``Swift/DecodingError/summary``), except an invalid value,
+    /// whose own text (a date out of range, say) says more than its path.
     private static func describe(_ error: any Error) -> String {
         guard let error = error as? DecodingError else { return LibraryErrorText.describe(error) }
-        switch error {
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .keyNotFound(_, let context), .dataCorrupted(let context):
-            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-            return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
-        @unknown default:
-            return "\(error)"
-        }
+        guard case .dataCorrupted(let context) = error else { return error.summary }
+        let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+        return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
     }
 }

@@ -26,6 +26,16 @@ enum Fixture {
 /// A fixed instant used as `now`, so no test reads the clock: 2025-01-01T00:00:00Z.
 let fixedNow = Date(timeIntervalSince1970: 1_735_689_600)
 
+/// Runs `body` and returns the `AppStoreError` it threw, or `nil` if it threw none (or another error).
+func appStoreError(_ body: () async throws -> Void) async -> AppStoreError? {
+    do {
+        try await body()
+        return nil
+    } catch {
+        return error as? AppStoreError
+    }
+}
+
 /// Runs `body` and returns the `AppStoreError` code it threw, or `nil` if it did not throw one.
 func errorCode(_ body: () async throws -> Void) async -> String? {
     do {

@@ -215,6 +215,17 @@ import X509
         }
     }
 
+    /// A field of the wrong JSON type is named with the type it must have, in JSON's words, not the
+    /// decoder's Swift ones ("Expected to decode Int but found a string").
+    @Test func aPayloadFieldOfTheWrongTypeIsNamedInJSONsWords() async throws {
+        let pki = try TestPKI()
+        let verifier = try pki.makeVerifier(bundleId: Self.bundleId)
+        let jws = try pki.sign(payloadJSON: Data(#"{"bundleId":"com.example.subledger","quantity":"two"}"#.utf8))
+        let error = await appStoreError { _ = try await verifier.verifyTransaction(jws, now: fixedNow) }
+        #expect(error?.code == .invalidPayload)
+        #expect(error?.message.hasSuffix("payload does not match Apple's format: quantity must be an integer") == true, "\(String(describing: error))")
+    }
+
     static func flipByte(inSegment segment: Int, of jws: String) -> String {
         var parts = jws.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         var bytes = Array(Data(base64Encoded: padded(parts[segment])) ?? Data())
