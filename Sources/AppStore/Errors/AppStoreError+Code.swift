@@ -77,7 +77,8 @@ extension AppStoreError {
 
         /// Apple's verifyReceipt endpoint could not be reached or kept failing after the retries.
         public static let appleUnavailable = Code(rawValue: "apple_unavailable")
-        /// verifyReceipt answered with something that is not the documented JSON.
+        /// verifyReceipt answered with something that is not the documented JSON, or with an answer
+        /// that says nothing of the receipt: status 21000, or a 21007/21008 the one redirect does not settle.
         public static let invalidResponse = Code(rawValue: "invalid_response")
     }
 }

@@ -6,8 +6,10 @@ import Logging
 /// (`AppStoreTesting.FakeReceiptValidator`) returning canned responses.
 public protocol ReceiptValidating: Sendable {
     /// Returns Apple's final answer for `receiptData` (base64), after environment redirects and retries.
-    /// - Why: a non-zero ``VerifyReceiptResponse/status`` that is not transient is returned, not thrown,
-    ///   so the caller decides what an invalid receipt means; transport trouble throws `apple_unavailable`.
+    /// - Why: a non-zero ``VerifyReceiptResponse/status`` that judges the receipt is returned, not
+    ///   thrown, so the caller decides what an invalid receipt means. Transport trouble and transient
+    ///   statuses throw `apple_unavailable`; answers that say nothing of the receipt (21000, a
+    ///   21007/21008 left after the redirect, a body that is not verifyReceipt JSON) `invalid_response`.
     /// - Parameter sharedSecret: The app's shared secret (`password`); nil sends the validator's own
     ///   default. A deployment serving several apps passes the secret of the app the receipt is for.
     /// - Parameter logger: Where this call's lines go (retries, redirects), so they carry the

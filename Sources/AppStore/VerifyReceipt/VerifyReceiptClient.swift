@@ -5,13 +5,14 @@ import NIOCore
 
 /// A ``ReceiptValidating`` client of Apple's deprecated `verifyReceipt` endpoint, on async-http-client.
 ///
-/// Posts to production first and follows Apple's documented environment dance (21007 → sandbox,
-/// 21008 → production, once each). Transport failures, HTTP 5xx/429, statuses 21002/21005/21009
+/// Posts to production first and, on 21007 (a sandbox receipt), once to sandbox, as Apple documents.
+/// Transport failures, HTTP 5xx/429, statuses 21002/21005/21009
 /// and `is-retryable` answers are retried with exponential backoff up to
 /// ``Configuration/maximumAttempts`` per URL, then reported as `apple_unavailable`. A body that is
-/// not verifyReceipt JSON, status 21000 (the request arrived changed) and a 21007/21008 the dance
-/// cannot settle (the two URLs contradict each other) are `invalid_response`: none says anything of
-/// the receipt. Any other status is returned to the caller.
+/// not verifyReceipt JSON, status 21000 (the request arrived changed) and a 21007/21008 the redirect
+/// does not settle (a 21008 from production, or either after the redirect: the two URLs are not
+/// Apple's two environments) are `invalid_response`: none says anything of the receipt. Any other
+/// status is returned to the caller.
 public struct VerifyReceiptClient: ReceiptValidating {
     /// The client's configuration.
     public let configuration: Configuration
@@ -52,14 +53,9 @@ public struct VerifyReceiptClient: ReceiptValidating {
             let response = try await postWithRetries(body, to: url, logger: logger)
             let status = response.status ?? -1
             answers.append((url, status))
-            if !redirected, status == VerifyReceiptStatus.sandboxReceiptSentToProduction, url == configuration.productionURL {
+            if !redirected, status == VerifyReceiptStatus.sandboxReceiptSentToProduction {
                 logger.debug("verifyReceipt: sandbox receipt, retrying against sandbox")
                 url = configuration.sandboxURL
-                redirected = true
-                continue
-            }
-            if !redirected, status == VerifyReceiptStatus.productionReceiptSentToSandbox, url == configuration.sandboxURL {
-                url = configuration.productionURL
                 redirected = true
                 continue
             }
@@ -67,7 +63,7 @@ public struct VerifyReceiptClient: ReceiptValidating {
                 // Typically an http:// URL whose redirect to https was followed as a GET.
                 throw AppStoreError(
                     .invalidResponse,
-                    "verifyReceipt at \(url) answered status 21000: the request did not reach it as a POST of verifyReceipt JSON; a redirect or a proxy on the way changed it (check that the URL is https and final)"
+                    "verifyReceipt at \(url) answered status 21000: the request did not reach it as a POST of verifyReceipt JSON it could read; a redirect or a proxy on the way may have changed it (check that the URL is https and final)"
                 )
             }
             if VerifyReceiptStatus.isEnvironmentRedirect(status) {

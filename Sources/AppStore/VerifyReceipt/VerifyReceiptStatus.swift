@@ -17,7 +17,8 @@ public enum VerifyReceiptStatus {
     public static let subscriptionExpired = 21006
     /// A sandbox receipt was sent to production: retry against the sandbox URL.
     public static let sandboxReceiptSentToProduction = 21007
-    /// A production receipt was sent to sandbox: retry against the production URL.
+    /// A production receipt was sent to sandbox. The client asks production first, so this answer
+    /// means the URLs are not Apple's two environments.
     public static let productionReceiptSentToSandbox = 21008
     /// Internal data access error (retried).
     public static let internalDataAccessError = 21009
@@ -25,7 +26,8 @@ public enum VerifyReceiptStatus {
     /// Internal data access errors, for which Apple's `is-retryable` says whether to retry.
     public static let internalDataAccessErrors = 21100...21199
 
-    /// Whether `status` names the environment a receipt belongs to rather than judging the receipt.
+    /// Whether `status` names the environment a receipt belongs to rather than judging the receipt:
+    /// one left after the client's redirect is reported as `invalid_response`, not as the answer.
     public static func isEnvironmentRedirect(_ status: Int) -> Bool {
         status == sandboxReceiptSentToProduction || status == productionReceiptSentToSandbox
     }

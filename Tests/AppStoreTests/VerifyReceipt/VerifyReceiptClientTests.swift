@@ -135,7 +135,7 @@ import Testing
     /// URL redirected and followed as a GET): nothing about the receipt, so not returned as its answer.
     @Test func statusTwentyOneThousandIsAnInvalidResponse() async throws {
         let server = FakeAppleServer(production: [.status(21000)])
-        let error = await thrown { _ = try await server.run { try await VerifyReceiptClient(configuration: $0).verifyReceipt("r", excludeOldTransactions: false) } }
+        let error = await appStoreError { _ = try await server.run { try await VerifyReceiptClient(configuration: $0).verifyReceipt("r", excludeOldTransactions: false) } }
         #expect(error?.code == .invalidResponse)
         #expect(error?.message.contains("answered status 21000: the request did not reach it as a POST") == true)
         #expect(server.received.count == 1)
@@ -145,7 +145,7 @@ import Testing
     /// are not Apple's two environments (or Apple contradicts itself), which the receipt cannot mend.
     @Test func environmentsThatContradictEachOtherAreAnInvalidResponse() async throws {
         let server = FakeAppleServer(production: [.status(21007)], sandbox: [.status(21008)])
-        let error = await thrown { _ = try await server.run { try await VerifyReceiptClient(configuration: $0).verifyReceipt("r", excludeOldTransactions: false) } }
+        let error = await appStoreError { _ = try await server.run { try await VerifyReceiptClient(configuration: $0).verifyReceipt("r", excludeOldTransactions: false) } }
         #expect(error?.code == .invalidResponse)
         #expect(server.received.map(\.environment) == ["production", "sandbox"])
         let message = try #require(error?.message)
@@ -157,15 +157,6 @@ import Testing
         let code = await errorCode { _ = try await sandboxAsProduction.run { try await VerifyReceiptClient(configuration: $0).verifyReceipt("r", excludeOldTransactions: false) } }
         #expect(code == "invalid_response")
         #expect(sandboxAsProduction.received.map(\.environment) == ["production"])
-    }
-
-    private func thrown(_ body: () async throws -> Void) async -> AppStoreError? {
-        do {
-            try await body()
-            return nil
-        } catch {
-            return error as? AppStoreError
-        }
     }
 
     @Test func unreachableHostIsAppleUnavailable() async throws {
