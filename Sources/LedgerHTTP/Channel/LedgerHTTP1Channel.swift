@@ -3,9 +3,9 @@ import Logging
 import NIOCore
 import NIOHTTPTypesHTTP1
 
-/// Hummingbird's HTTP/1.1 child channel with ``ConnectionCloseMarker`` ahead of its conversion to
-/// HTTP types, which drops the request's HTTP version, and a place under ``ConnectionLimit`` for
-/// each connection (one over it is answered by ``ConnectionRefusalHandler``).
+/// Hummingbird's HTTP/1.1 child channel with ``ConnectionCloseMarker`` and ``ExpectContinueHandler``
+/// ahead of its conversion to HTTP types, which drops the request's HTTP version, and a place under
+/// ``ConnectionLimit`` for each connection (one over it is answered by ``ConnectionRefusalHandler``).
 struct LedgerHTTP1Channel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
 
@@ -19,7 +19,9 @@ struct LedgerHTTP1Channel: ServerChildChannel {
         }
         return http1.setup(channel: channel, logger: logger).flatMapThrowing { [limit] value in
             let pipeline = channel.pipeline.syncOperations
-            try pipeline.addHandler(ConnectionCloseMarker(), position: .before(try pipeline.handler(type: HTTP1ToHTTPServerCodec.self)))
+            let codec = try pipeline.handler(type: HTTP1ToHTTPServerCodec.self)
+            try pipeline.addHandler(ConnectionCloseMarker(), position: .before(codec))
+            try pipeline.addHandler(ExpectContinueHandler(), position: .before(codec))
             if !admitted {
                 try pipeline.addHandler(ConnectionRefusalHandler(limit: limit, logger: logger), position: .first)
             }

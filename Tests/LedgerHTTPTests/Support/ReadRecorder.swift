@@ -46,6 +46,17 @@ final class ReadRecorder: ChannelInboundHandler, Sendable {
         throw ReadTimeout(received: chunks.withLock { $0.dropFirst(start).joined() }, waiter: sourceLocation)
     }
 
+    /// Waits until what the connection has read contains `text`, and returns everything read then.
+    func waitFor(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
+        let deadline = ContinuousClock.now + ReadTimeout.limit
+        while ContinuousClock.now < deadline {
+            let read = self.text
+            if read.contains(text) { return read }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        throw ReadTimeout(received: self.text, waiter: sourceLocation)
+    }
+
     /// No whole answer within `limit`; says who waited and what had come, so a failure shows which
     /// answer was missing.
     struct ReadTimeout: Error, CustomStringConvertible {

@@ -1,0 +1,58 @@
+import NIOCore
+import NIOHTTP1
+
+/// Answers a request's `Expect: 100-continue` with `100 Continue`, which Hummingbird does not send.
+///
+/// A client that asks waits for it before sending its body (curl above 1 MiB, older libcurl above
+/// 1 KiB: most receipts), and without it sent the body only after its own timer, a second later on
+/// every such request. It is sent to every request that asks, also one that will be refused (401,
+/// 413): no route answers before reading the body, so holding it back would only add the client's
+/// wait. A request pipelined behind answers still being written gets its 100 once they are written,
+/// never inside one. HTTP/1.0 requests get none (RFC 9110 §10.1.1).
+final class ExpectContinueHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    /// Request heads read, and responses written to their end, on this connection.
+    private var headsRead = 0
+    private var responsesEnded = 0
+    /// Requests whose 100 waits for the answers before theirs: their place among the heads read.
+    private var waiting: [(request: Int, version: HTTPVersion)] = []
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .head(let head) = unwrapInboundIn(data) {
+            headsRead += 1
+            if head.version.major == 1, head.version.minor >= 1, Self.expectsContinue(head.headers) {
+                waiting.append((headsRead, head.version))
+                sendDue(context: context)
+            }
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        let isEnd = if case .end = unwrapOutboundIn(data) { true } else { false }
+        context.write(data, promise: promise)
+        if isEnd {
+            responsesEnded += 1
+            sendDue(context: context)
+        }
+    }
+
+    /// Writes the 100 of each waiting request whose earlier requests are all answered.
+    private func sendDue(context: ChannelHandlerContext) {
+        while let next = waiting.first, next.request <= responsesEnded + 1 {
+            waiting.removeFirst()
+            // A request already answered (the connection's answers ran ahead) gets no 100 after it.
+            guard next.request == responsesEnded + 1 else { continue }
+            context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: next.version, status: .continue))), promise: nil)
+        }
+    }
+
+    /// Whether `headers` hold the `100-continue` expectation, in any letter case.
+    static func expectsContinue(_ headers: HTTPHeaders) -> Bool {
+        headers[canonicalForm: "expect"].contains { $0.lowercased() == "100-continue" }
+    }
+}
