@@ -214,6 +214,19 @@ struct LegacyInputTests {
         }
     }
 
+    /// Without a top-level `environment` the one in `unified_receipt` is the body's statement.
+    @Test func v1StatingItsEnvironmentOnlyInItsReceiptIsRecordedFromIt() async throws {
+        try await H.run { h in
+            let notification = NotificationV1(
+                notificationType: .initialBuy, password: "s3cret", environment: nil, bid: H.bundleId,
+                unifiedReceipt: UnifiedReceipt(environment: .sandbox, latestReceiptInfo: [Self.entry("2000", purchased: 0, expires: 30)], status: 0)
+            )
+            _ = try await h.ledger.ingestNotificationV1(body: try JSONEncoder().encode(notification), context: .init(source: "test"))
+            let chain = try #require(try await h.ledger.chain(originalTransactionId: "2000", at: Day.date(1)))
+            #expect(chain.environment == "Sandbox")
+        }
+    }
+
     @Test func v1WithAWrongPasswordIsRefusedAndRecordsNothing() async throws {
         try await H.run { h in
             do {
