@@ -107,7 +107,8 @@ public struct VerifyReceiptClient: ReceiptValidating {
                 )
             }
         }
-        throw AppStoreError(.appleUnavailable, "verifyReceipt at \(url) failed \(attempts) time(s), last: \(lastProblem)")
+        let tries = attempts == 1 ? "once" : "\(attempts) times"
+        throw AppStoreError(.appleUnavailable, "verifyReceipt at \(url) failed \(tries), last: \(lastProblem)")
     }
 
     /// The whole exchange, head and body, took longer than `requestTimeout`.
@@ -151,20 +152,20 @@ public struct VerifyReceiptClient: ReceiptValidating {
                 }
                 return exchange
             }
-        } catch let error as NIOTooManyBytesError {
-            throw AppStoreError(.invalidResponse, "verifyReceipt response is larger than \(configuration.maximumResponseSize) bytes: \(error)")
+        } catch is NIOTooManyBytesError {
+            throw AppStoreError(.invalidResponse, "verifyReceipt at \(url) answered more than \(configuration.maximumResponseSize) bytes")
         } catch is CancellationError {
             throw CancellationError()
         } catch {
             try Task.checkCancellation()
-            return .transient("transport error: \(error)")
+            return .transient(TransportProblem.describe(error))
         }
 
         if httpStatus >= 500 || httpStatus == 429 {
             return .transient("HTTP \(httpStatus)")
         }
         guard httpStatus == 200 else {
-            throw AppStoreError(.invalidResponse, "verifyReceipt answered HTTP \(httpStatus)")
+            throw AppStoreError(.invalidResponse, "verifyReceipt at \(url) answered HTTP \(httpStatus)")
         }
         let received = Data(bytes.readableBytesView)
         var decoded: VerifyReceiptResponse
@@ -172,11 +173,11 @@ public struct VerifyReceiptClient: ReceiptValidating {
             decoded = try JSONDecoder().decode(VerifyReceiptResponse.self, from: received)
         } catch {
             // Where the body differs from Apple's documented shape, without the decoder's Swift text.
-            throw AppStoreError(.invalidResponse, "verifyReceipt answered HTTP 200 with a body that is not verifyReceipt JSON (\(received.count) bytes\((error as? DecodingError).map { ": " + $0.summary } ?? ""))")
+            throw AppStoreError(.invalidResponse, "verifyReceipt at \(url) answered HTTP 200 with a body that is not verifyReceipt JSON (\(received.count) bytes\((error as? DecodingError).map { ": " + $0.summary } ?? ""))")
         }
         decoded.receivedBody = received
         guard let status = decoded.status else {
-            throw AppStoreError(.invalidResponse, "verifyReceipt body has no status")
+            throw AppStoreError(.invalidResponse, "verifyReceipt at \(url) answered a body without a status")
         }
         if VerifyReceiptStatus.isRetried(status, isRetryable: decoded.isRetryable?.boolValue) {
             return .transient("status \(status)")

@@ -120,8 +120,10 @@ import Testing
     @Test(arguments: ["<html>oops</html>", "", "[1,2]", "{\"environment\":\"Sandbox\"}"])
     func nonJSONBodyIsAnInvalidResponse(body: String) async throws {
         let server = FakeAppleServer(production: [.json(body)])
-        let code = await errorCode { _ = try await server.run { try await VerifyReceiptClient(configuration: $0).verifyReceipt("r", excludeOldTransactions: false) } }
-        #expect(code == "invalid_response")
+        let error = await appStoreError { _ = try await server.run { try await VerifyReceiptClient(configuration: $0).verifyReceipt("r", excludeOldTransactions: false) } }
+        #expect(error?.code == .invalidResponse)
+        // The detail names the URL that answered, as the other failures of the exchange do.
+        #expect(error?.message.contains("/production/verifyReceipt answered ") == true, "\(String(describing: error))")
     }
 
     @Test func invalidReceiptStatusIsReturnedNotThrown() async throws {
@@ -167,8 +169,17 @@ import Testing
             initialBackoff: .milliseconds(1),
             requestTimeout: .milliseconds(500)
         )
-        let code = await errorCode { _ = try await VerifyReceiptClient(configuration: configuration).verifyReceipt("r", excludeOldTransactions: false) }
-        #expect(code == "apple_unavailable")
+        let error = await appStoreError { _ = try await VerifyReceiptClient(configuration: configuration).verifyReceipt("r", excludeOldTransactions: false) }
+        #expect(error?.code == .appleUnavailable)
+
+        // On the client `serve` uses, a refused connection fails its attempt at once, and the
+        // message says so in words, not NIO's "connection reset (error set): Connection refused (errno: 111)".
+        let httpClient = VerifyReceiptClient.makeHTTPClient()
+        let refused = await appStoreError {
+            _ = try await VerifyReceiptClient(configuration: configuration, httpClient: httpClient).verifyReceipt("r", excludeOldTransactions: false)
+        }
+        try await httpClient.shutdown()
+        #expect(refused?.message == "verifyReceipt at http://127.0.0.1:9/verifyReceipt failed 2 times, last: connection refused")
     }
 
     @Test func backoffDoublesUpToItsMaximum() {
