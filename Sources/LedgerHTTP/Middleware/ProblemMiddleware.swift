@@ -2,7 +2,8 @@ import Hummingbird
 import Logging
 
 /// Turns every error a route throws into an `application/problem+json` response with a stable code,
-/// and logs it with the request id.
+/// and logs it with the request id, the method and the route (its template, so no id from the path),
+/// so a webhook's failure and a submission's can be told apart in the log alone.
 public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
     let schema: SchemaDiagnosis?
 
@@ -21,6 +22,7 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             let level: Logger.Level = problem.statusCode >= 500 ? .error : .info
             context.logger.log(level: level, "request failed", metadata: [
                 "code": "\(problem.code)", "status": "\(problem.statusCode)", "error": "\(Problem.bounded("\(error)", to: 4 * Problem.detailLimit))",
+                "method": "\(request.method.rawValue)", "route": "\(context.endpointPath ?? "none")",
             ])
             return try problem.response(from: request, context: context)
         }

@@ -49,6 +49,8 @@ struct RequestLogTests {
             #expect(failures.count == 2)
             #expect(failures.contains { $0.contains("request_id=trace-42") && $0.contains("code=unauthorized") && $0.contains(" info test :") })
             #expect(failures.contains { $0.contains("request_id=\(id) ") })
+            // Which endpoint failed, by its route's template: the user id in the path stays out.
+            #expect(failures.allSatisfy { $0.contains("method=GET ") && $0.contains("route=/v1/users/{user_id}/entitlements ") }, "\(failures)")
             // One id a line, under one name.
             #expect(failures.allSatisfy { !$0.contains("hb.request.id") })
             // The error as `code: detail`, not Swift's dump of the problem's fields.
