@@ -52,7 +52,14 @@ public final class SubscriptionLedger: Sendable {
     /// Verifies and records an App Store Server Notification V2 body (`{"signedPayload": ...}`).
     public func ingestNotificationV2(body: Data, context: IngestContext) async throws -> IngestResult {
         let now = clock.now()
-        let verified = try await LedgerMetrics.timed(metrics.notificationVerification) { try await verifier.verifyNotificationBody(body, now: now) }
+        let verified: VerifiedNotification
+        do {
+            verified = try await LedgerMetrics.timed(metrics.notificationVerification) { try await verifier.verifyNotificationBody(body, now: now) }
+        } catch let error as AppStoreError where error.code == .malformedBody && Self.isV1Body(body) {
+            // A V1 body posted here (a webhook URL set up for the wrong version) says so, as the
+            // V1 endpoint does for a V2 body.
+            throw LedgerError(.malformedBody, "the body is a V1 notification (notification_type, no signedPayload): post it to /v1/apple/notifications/v1")
+        }
         let payload = verified.payload
         let signedDate = payload.signedDate?.millisecondsSince1970 ?? Timestamp.milliseconds(now)
         let transaction = verified.transaction.flatMap { Normalizer.observation($0.payload, fallback: signedDate) }
@@ -78,6 +85,12 @@ public final class SubscriptionLedger: Sendable {
         )
     }
 
+    /// Whether `body` is a JSON object naming a `notification_type`, as a V1 notification does.
+    private static func isV1Body(_ body: Data) -> Bool {
+        guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else { return false }
+        return object["notification_type"] != nil && object["signedPayload"] == nil
+    }
+
     /// Records an App Store Server Notification V1 after checking its password in constant time.
     public func ingestNotificationV1(body: Data, context: IngestContext) async throws -> IngestResult {
         let now = clock.now()
@@ -99,7 +112,10 @@ public final class SubscriptionLedger: Sendable {
         guard let secret = configuration.sharedSecrets[bundleId] else {
             throw LedgerError(.unknownApp, "no shared secret is configured for bundle id \(bundleId)")
         }
-        guard Self.constantTimeEquals(notification.password ?? "", secret) else {
+        guard let password = notification.password else {
+            throw LedgerError(.invalidPassword, "the notification has no password; Apple sends the app's shared secret in it")
+        }
+        guard Self.constantTimeEquals(password, secret) else {
             throw LedgerError(.invalidPassword, "the notification's password does not match the shared secret of \(bundleId)")
         }
         guard let type = notification.notificationType, !type.rawValue.allSatisfy(\.isWhitespace) else {

@@ -227,6 +227,34 @@ struct LegacyInputTests {
         }
     }
 
+    /// A body without a password is told so, not that its password is wrong.
+    @Test func v1WithoutAPasswordIsToldSo() async throws {
+        try await H.run { h in
+            let body = try JSONSerialization.jsonObject(with: Self.v1Body(.initialBuy, entries: [Self.entry("2000", purchased: 0, expires: 30)])) as? [String: Any]
+            var unsigned = try #require(body)
+            unsigned["password"] = nil
+            await #expect {
+                _ = try await h.ledger.ingestNotificationV1(body: try JSONSerialization.data(withJSONObject: unsigned), context: .init(source: "test"))
+            } throws: { error in
+                error as? LedgerError == LedgerError(.invalidPassword, "the notification has no password; Apple sends the app's shared secret in it")
+            }
+            #expect(try await h.store.eventCount() == 0)
+        }
+    }
+
+    /// A V1 body posted to the V2 endpoint is told where it goes, as a V2 body posted to V1 is.
+    @Test func aV1BodyPostedAsV2IsToldWhereItGoes() async throws {
+        try await H.run { h in
+            let body = try Self.v1Body(.initialBuy, entries: [Self.entry("2000", purchased: 0, expires: 30)])
+            await #expect {
+                _ = try await h.ledger.ingestNotificationV2(body: body, context: .init(source: "test"))
+            } throws: { error in
+                error as? LedgerError == LedgerError(.malformedBody, "the body is a V1 notification (notification_type, no signedPayload): post it to /v1/apple/notifications/v1")
+            }
+            #expect(try await h.store.eventCount() == 0)
+        }
+    }
+
     @Test func v1WithAWrongPasswordIsRefusedAndRecordsNothing() async throws {
         try await H.run { h in
             do {
