@@ -25,7 +25,9 @@ public struct LedgerRoutes: Sendable {
     public func register(on router: Router<LedgerRequestContext>) {
         let v1 = router.group("v1")
         v1.post("apple/notifications/v2") { request, context in
-            try await self.webhook(request, context, source: "POST /v1/apple/notifications/v2") { body, ingest in
+            // A V1 body posted here by mistake carries the shared secret: its rejection keeps it
+            // redacted, as the V1 endpoint's do. A V2 body has no password and is kept as sent.
+            try await self.webhook(request, context, source: "POST /v1/apple/notifications/v2", kept: NotificationV1.redactingPassword) { body, ingest in
                 try await self.ledger.ingestNotificationV2(body: body, context: ingest)
             }
         }
@@ -299,7 +301,10 @@ public struct LedgerRoutes: Sendable {
         guard let text = request.uri.queryParameters["limit"] else { return 100 }
         // Digits only, as the spec says, and no leading zeros: not a form any client needs.
         guard text.isASCIIDigits, text.first != "0", let limit = Int(text), (1...1000).contains(limit) else {
-            throw Problem(status: .badRequest, code: "invalid_query", title: "Invalid query", detail: "limit must be a number from 1 to 1000")
+            throw Problem(
+                status: .badRequest, code: "invalid_query", title: "Invalid query",
+                detail: "limit must be a whole number from 1 to 1000 in plain digits, without a sign or leading zeros (got \(Problem.bounded(String(text), to: 40)))"
+            )
         }
         return limit
     }

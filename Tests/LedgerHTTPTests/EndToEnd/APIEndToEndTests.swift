@@ -189,6 +189,23 @@ struct APIEndToEndTests {
         }
     }
 
+    /// A V1 body posted to the V2 endpoint is told where it goes, and its rejection does not keep the
+    /// shared secret it carries; a V2 body's rejection is kept byte for byte.
+    @Test func aV1BodyPostedToTheV2EndpointIsRedirectedAndKeptRedacted() async throws {
+        try await H.run(.sqlite) { h in
+            let v1 = #"{"notification_type":"DID_RENEW","password":"s3cret","bid":"com.example.app","environment":"Sandbox"}"#
+            let response = try await h.request(.post, "/v1/apple/notifications/v2", json: v1)
+            #expect(response.status == .badRequest)
+            #expect(try h.object(response)["detail"] as? String == "the body is a V1 notification (notification_type, no signedPayload): post it to /v1/apple/notifications/v1")
+            _ = try await h.request(.post, "/v1/apple/notifications/v2", json: #"{"signedPayload": "a.b.c"}"#)
+            let kept = try await h.store.rejections(limit: 10).map(\.body)
+            #expect(kept.contains(v1.replacingOccurrences(of: "s3cret", with: "[redacted]")), "\(kept)")
+            #expect(kept.contains(#"{"signedPayload": "a.b.c"}"#), "\(kept)")
+            #expect(!kept.contains { $0.contains("s3cret") })
+            #expect(try await h.eventCount() == 0)
+        }
+    }
+
     /// Under `keep`, a second user's claim on a chain is 409 `link_conflict` as problem+json; the
     /// submitted fact and the refused link are recorded, and the first owner keeps the chain.
     @Test(arguments: TestDatabases.dialects)
@@ -526,6 +543,9 @@ struct APIEndToEndTests {
                     #expect(try h.object(signed)["code"] as? String == "invalid_query", "\(path)")
                 }
             }
+            // The detail says what form is taken, so `05` does not read as out of range.
+            let zero = try await h.request(.get, "/v1/events?limit=05", key: H.readKey)
+            #expect(try h.object(zero)["detail"] as? String == "limit must be a whole number from 1 to 1000 in plain digits, without a sign or leading zeros (got 05)")
             #expect(try await h.request(.get, "/v1/events?after=0-0&limit=1000", key: H.readKey).status == .ok)
             let streamed = try await h.request(.get, "/v1/events?limit=0", key: H.readKey, headers: [.accept: "application/x-ndjson"])
             #expect(streamed.status == .badRequest)
