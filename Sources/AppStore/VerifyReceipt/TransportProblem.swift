@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOPosix
 
 /// What went wrong on the way to verifyReceipt, in words an operator reads at a glance ("connection
 /// refused"), rather than NIO's "connection reset (error set): Connection refused (errno: 111)".
@@ -9,6 +10,18 @@ enum TransportProblem {
         switch error {
         case let error as IOError:
             return errnoText(error.errnoCode)
+        case let error as NIOConnectionError:
+            // A host name (Apple's) is connected to through NIO's happy eyeballs, which gathers the
+            // failure of each address it tried.
+            if error.dnsAError != nil || error.dnsAAAAError != nil, error.connectionErrors.isEmpty {
+                return "the host name \(error.host) did not resolve"
+            }
+            var said: [String] = []
+            for failure in error.connectionErrors {
+                let text = describe(failure.error)
+                if !said.contains(text) { said.append(text) }
+            }
+            return said.isEmpty ? "no address of \(error.host) could be tried" : said.joined(separator: "; ")
         case let error as HTTPClientError:
             switch error {
             case .connectTimeout: return "no connection within the connect timeout"

@@ -178,8 +178,17 @@ import Testing
         let refused = await appStoreError {
             _ = try await VerifyReceiptClient(configuration: configuration, httpClient: httpClient).verifyReceipt("r", excludeOldTransactions: false)
         }
+        // A host name goes through NIO's happy eyeballs, whose error gathers each address's failure.
+        var named = configuration
+        named.productionURL = "http://localhost:9/verifyReceipt"
+        let byName = await appStoreError {
+            _ = try await VerifyReceiptClient(configuration: named, httpClient: httpClient).verifyReceipt("r", excludeOldTransactions: false)
+        }
         try await httpClient.shutdown()
         #expect(refused?.message == "verifyReceipt at http://127.0.0.1:9/verifyReceipt failed 2 times, last: connection refused")
+        let message = try #require(byName?.message)
+        #expect(message.hasPrefix("verifyReceipt at http://localhost:9/verifyReceipt failed 2 times, last: connection refused"), "\(message)")
+        #expect(!message.contains("errno") && !message.contains("SingleConnectionFailure"), "\(message)")
     }
 
     @Test func backoffDoublesUpToItsMaximum() {
