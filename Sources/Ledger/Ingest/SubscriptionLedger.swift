@@ -55,7 +55,7 @@ public final class SubscriptionLedger: Sendable {
         let verified: VerifiedNotification
         do {
             verified = try await LedgerMetrics.timed(metrics.notificationVerification) { try await verifier.verifyNotificationBody(body, now: now) }
-        } catch let error as AppStoreError where error.code == .malformedBody && Self.isV1Body(body) {
+        } catch let error as AppStoreError where (error.code == .malformedBody || error.code == .inputTooLarge) && Self.isV1Body(body) {
             // A V1 body posted here (a webhook URL set up for the wrong version) says so, as the
             // V1 endpoint does for a V2 body.
             throw LedgerError(.malformedBody, "the body is a V1 notification (notification_type, no signedPayload): post it to /v1/apple/notifications/v1")

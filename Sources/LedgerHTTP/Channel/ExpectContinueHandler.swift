@@ -5,10 +5,11 @@ import NIOHTTP1
 ///
 /// A client that asks waits for it before sending its body (curl above 1 MiB, older libcurl above
 /// 1 KiB: most receipts), and without it sent the body only after its own timer, a second later on
-/// every such request. It is sent to every request that asks, also one that will be refused (401,
-/// 413): no route answers before reading the body, so holding it back would only add the client's
-/// wait. A request pipelined behind answers still being written gets its 100 once they are written,
-/// never inside one. HTTP/1.0 requests get none (RFC 9110 §10.1.1).
+/// every such request. It is sent at once to every request that asks, before any route has looked
+/// at it; one answered before its body is read (401 from the key check, 404, 405, a 413 at the 1 MiB
+/// mark) then has the rest of its body read and dropped, as without `Expect`. A request pipelined
+/// behind answers still being written gets its 100 once they are written, never inside one.
+/// HTTP/1.0 requests get none (RFC 9110 §10.1.1).
 final class ExpectContinueHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart

@@ -25,9 +25,7 @@ public struct LedgerRoutes: Sendable {
     public func register(on router: Router<LedgerRequestContext>) {
         let v1 = router.group("v1")
         v1.post("apple/notifications/v2") { request, context in
-            // A V1 body posted here by mistake carries the shared secret: its rejection keeps it
-            // redacted, as the V1 endpoint's do. A V2 body has no password and is kept as sent.
-            try await self.webhook(request, context, source: "POST /v1/apple/notifications/v2", kept: NotificationV1.redactingPassword) { body, ingest in
+            try await self.webhook(request, context, source: "POST /v1/apple/notifications/v2", kept: Self.keptV2) { body, ingest in
                 try await self.ledger.ingestNotificationV2(body: body, context: ingest)
             }
         }
@@ -145,9 +143,17 @@ public struct LedgerRoutes: Sendable {
         }
     }
 
+    /// What of a body refused at the V2 endpoint is stored: a V1 body posted there by mistake
+    /// carries the shared secret, so every `password` value is redacted as at the V1 endpoint. The
+    /// rewrite leaves every other byte as sent; a body with a NUL byte, which the V1 redaction would
+    /// re-encode or replace (it is not UTF-8 JSON, which is what Apple sends), is kept as sent.
+    static func keptV2(_ body: Data) -> Data {
+        body.contains(0) ? body : NotificationV1.redactingPassword(in: body)
+    }
+
     /// A webhook: verification and password failures are answered 400/401 and recorded as rejections,
     /// never as events; a store failure is 503 so Apple retries. `kept` is what of a refused body
-    /// may be stored (the V1 route drops its password).
+    /// may be stored (the V1 routes drop passwords).
     private func webhook(
         _ request: Request,
         _ context: LedgerRequestContext,

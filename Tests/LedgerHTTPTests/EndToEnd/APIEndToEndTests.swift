@@ -202,6 +202,15 @@ struct APIEndToEndTests {
             #expect(kept.contains(v1.replacingOccurrences(of: "s3cret", with: "[redacted]")), "\(kept)")
             #expect(kept.contains(#"{"signedPayload": "a.b.c"}"#), "\(kept)")
             #expect(!kept.contains { $0.contains("s3cret") })
+            // A body that is not UTF-8 JSON is kept as it came, not replaced by the redaction's placeholder.
+            _ = try await h.request(.post, "/v1/apple/notifications/v2", json: "binary\u{0}body")
+            let bodies = try await h.store.rejections(limit: 10).map(\.body)
+            #expect(bodies.contains { $0.hasPrefix("binary") }, "\(bodies)")
+            // One over the signed input's 64 KiB limit is told the same, not only that it is too large.
+            let long = v1.replacingOccurrences(of: #""environment":"Sandbox""#, with: #""environment":"Sandbox","latest_receipt":"\#(String(repeating: "A", count: 70_000))""#)
+            let large = try await h.request(.post, "/v1/apple/notifications/v2", json: long)
+            #expect(large.status == .badRequest)
+            #expect(try h.object(large)["code"] as? String == "malformed_body")
             #expect(try await h.eventCount() == 0)
         }
     }
