@@ -47,16 +47,15 @@ public struct VerifyReceiptClient: ReceiptValidating {
         }
 
         var url = configuration.productionURL
-        var redirected = false
         var answers: [(url: String, status: Int)] = []
         while true {
             let response = try await postWithRetries(body, to: url, logger: logger)
             let status = response.status ?? -1
             answers.append((url, status))
-            if !redirected, status == VerifyReceiptStatus.sandboxReceiptSentToProduction {
+            // One redirect: production's first answer is the only one that can send it to sandbox.
+            if answers.count == 1, status == VerifyReceiptStatus.sandboxReceiptSentToProduction {
                 logger.debug("verifyReceipt: sandbox receipt, retrying against sandbox")
                 url = configuration.sandboxURL
-                redirected = true
                 continue
             }
             if status == VerifyReceiptStatus.requestNotPosted {

@@ -44,18 +44,6 @@ struct ExpectContinueTests {
         }
     }
 
-    /// A request pipelined behind one that closes the connection is never answered, so it gets no 100.
-    @Test func noContinueBehindARequestThatClosesTheConnection() async throws {
-        try await RawConnection.withServer(idleTimeout: .seconds(30), requestTimeout: .seconds(60)) { channel, _, _ in
-            let answers = ReadRecorder()
-            try await channel.pipeline.addHandler(answers).get()
-            try await channel.writeAndFlush(ByteBuffer(string: "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n" + Self.post(length: 2))).get()
-            #expect(try await RawConnection.closes(channel, within: .seconds(10)))
-            #expect(answers.text.hasPrefix("HTTP/1.1 200"), "\(answers.text)")
-            #expect(!answers.text.contains("100 Continue"), "\(answers.text)")
-        }
-    }
-
     /// HTTP/1.0 has no 100 (RFC 9110), and an expectation other than `100-continue` gets none either.
     @Test(arguments: [("1.0", "100-continue"), ("1.1", "something-else")])
     func noContinueForHTTP10OrAnotherExpectation(_ version: String, _ expect: String) async throws {
