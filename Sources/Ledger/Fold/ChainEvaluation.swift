@@ -21,6 +21,8 @@ public struct ChainEvaluation: Hashable, Sendable {
     public var purchasedAt: Date
     public var revokedAt: Date?
     public var revocationReason: Int?
+    /// The app the chain was bought in, as Apple's data named it (nil if none of its sources did).
+    public var bundleId: String? = nil
 
     /// Whether the chain gives access at the evaluated moment.
     public var hasAccess: Bool { status.hasAccess }

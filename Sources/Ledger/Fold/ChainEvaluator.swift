@@ -66,7 +66,9 @@ public struct ChainEvaluator: Sendable {
             ownership: governing.ownership == "FAMILY_SHARED" ? "family_shared" : "purchased",
             purchasedAt: Self.date(governing.purchaseDate),
             revokedAt: upgradedAway ? nil : revocation.map(Self.date),
-            revocationReason: revocation == nil || upgradedAway ? nil : revoked.revocationReason
+            revocationReason: revocation == nil || upgradedAway ? nil : revoked.revocationReason,
+            // A chain is one app's, but not every source names it (a receipt Apple answered without one).
+            bundleId: governing.bundleId ?? state.transactions.values.compactMap(\.value.bundleId).min()
         )
     }
 

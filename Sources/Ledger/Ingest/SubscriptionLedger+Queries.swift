@@ -104,6 +104,15 @@ extension SubscriptionLedger {
         }
     }
 
+    /// The user who owns the chain now, or nil if no user has claimed it. The read model keeps only
+    /// the current link (the event log has every one), so this does not depend on a moment.
+    public func chainOwner(originalTransactionId: String) async throws -> String? {
+        try await LedgerMetrics.timed(metrics.readChain) {
+            try await store.document(model: ReadModel.chainOwner, key: originalTransactionId)
+                .map { try JSONDecoder().decode(OwnerDocument.self, from: $0).userId }
+        }
+    }
+
     /// The events about a user: their own stream and the streams of the chains they own now, in log
     /// order after `after`, paged like the global feed (the same cursors, and an event that commits
     /// late is not skipped).

@@ -128,7 +128,7 @@ public struct LedgerRoutes: Sendable {
                 let when = asked.map { " bought by \(APIDate.string($0))" } ?? ""
                 throw Problem(status: .notFound, code: "not_found", title: "Not found", detail: "no subscription with original transaction id \(chain)\(when)")
             }
-            return SubscriptionBody(evaluation)
+            return ChainBody(evaluation, owner: try await ledger.chainOwner(originalTransactionId: chain))
         }
         v1.get("events") { request, context in
             try authenticator.require(.read, request)

@@ -75,7 +75,7 @@ struct OpenAPIContractTests {
             let subscriptions = view["subscriptions"] as? [[String: Any]] ?? []
             #expect(subscriptions.count == 1)
             for subscription in subscriptions { check(subscription, is: "Subscription") }
-            check(try h.object(try await h.request(.get, "/v1/subscriptions/1000", key: APIHarness.readKey)), is: "Subscription")
+            check(try h.object(try await h.request(.get, "/v1/subscriptions/1000", key: APIHarness.readKey)), is: "Chain")
 
             let page = try h.object(try await h.request(.get, "/v1/events", key: APIHarness.readKey))
             check(page, is: "EventPage")

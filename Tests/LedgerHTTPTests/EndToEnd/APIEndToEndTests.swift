@@ -58,6 +58,29 @@ struct APIEndToEndTests {
         }
     }
 
+    /// The chain view names who owns the subscription now and its app: nobody before a user claims
+    /// it, the claimant after, the new owner after a transfer, whatever moment `at` evaluates.
+    @Test(arguments: TestDatabases.dialects)
+    func theChainViewNamesItsOwnerNowAndItsApp(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect) { h in
+            #expect(try await h.notify(.subscribed, .initialBuy, transaction: H.transaction("6000", original: "6000", purchased: 0, expires: 30), at: 0).status == .ok)
+            let unclaimed = try h.object(try await h.request(.get, "/v1/subscriptions/6000", key: H.readKey))
+            #expect(unclaimed["user_id"] is NSNull)
+            #expect(unclaimed["bundle_id"] as? String == H.bundleId)
+            #expect(unclaimed["latest_transaction_id"] as? String == "6000")
+
+            #expect(try await h.submit(user: "u1", H.transaction("6000", original: "6000", purchased: 0, expires: 30), at: 1).status == .ok)
+            #expect(try h.object(try await h.request(.get, "/v1/subscriptions/6000", key: H.readKey))["user_id"] as? String == "u1")
+
+            // The default policy moves the subscription to the user who submits it next.
+            #expect(try await h.submit(user: "u2", H.transaction("6001", original: "6000", purchased: 30, expires: 60), at: 31).status == .ok)
+            let moved = try h.object(try await h.request(.get, "/v1/subscriptions/6000?at=\(Day.iso(10))", key: H.readKey))
+            #expect(moved["user_id"] as? String == "u2")
+            #expect(moved["latest_transaction_id"] as? String == "6000")
+            #expect(moved["bundle_id"] as? String == H.bundleId)
+        }
+    }
+
     /// The rest of the lifecycle, over HTTP: a subscription that is not renewed expires, a family
     /// member's access ends when the purchaser's sharing is revoked, and an upgrade switches product at once.
     @Test(arguments: TestDatabases.dialects)
