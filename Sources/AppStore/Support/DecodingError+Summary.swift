@@ -7,13 +7,24 @@ extension DecodingError {
         switch self {
         case .keyNotFound(let key, let context): "missing field \(Self.path(context.codingPath + [key]))"
         case .typeMismatch(let type, let context):
-            Self.expectation(type).map { "\(Self.path(context.codingPath)) must be \($0)" } ?? "wrong type at \(Self.path(context.codingPath))"
+            // Foundation reports a null where a true/false belongs as a type mismatch, not a missing value.
+            Self.expectation(type).map { "\(Self.path(context.codingPath)) must be \($0)\(Self.foundNull(context) ? ", not null" : "")" }
+                ?? "wrong type at \(Self.path(context.codingPath))"
         case .valueNotFound(let type, let context):
             "\(Self.path(context.codingPath)) must be \(Self.expectation(type) ?? "a value"), not null"
         case .dataCorrupted(let context) where context.codingPath.isEmpty: "not valid JSON"
         case .dataCorrupted(let context): "invalid value at \(Self.path(context.codingPath))"
         @unknown default: "the body could not be decoded"
         }
+    }
+
+    /// ``summary``, except that for text that is not JSON at all it says where the text stops being
+    /// JSON (`data` is what was decoded), which the decoder does not.
+    public func summary(of data: some Collection<UInt8>) -> String {
+        guard case .dataCorrupted(let context) = self, context.codingPath.isEmpty, let fault = JSONSyntaxFault.find(in: data) else {
+            return summary
+        }
+        return "not valid JSON: \(fault)"
     }
 
     /// The JSON a field of Swift type `type` takes, in JSON's words; nil for a type of the model's own.
@@ -27,6 +38,11 @@ extension DecodingError {
         case is [String: Any].Type: "an object"
         default: nil
         }
+    }
+
+    /// Whether the decoder's description says it met a null (the only place that says so for a Bool).
+    private static func foundNull(_ context: Context) -> Bool {
+        context.debugDescription.hasSuffix("found null instead.")
     }
 
     private static func path(_ keys: [any CodingKey]) -> String {

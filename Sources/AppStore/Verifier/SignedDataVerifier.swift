@@ -155,7 +155,10 @@ public final class SignedDataVerifier: Sendable {
     ///   (the body itself is wrong), while a `signedPayload` that is not a JWS is `invalid_format`.
     public func verifyNotificationBody(_ body: Data, now: Date) async throws -> VerifiedNotification {
         guard body.count <= configuration.maximumJWSSize + 1024 else {
-            throw AppStoreError(.inputTooLarge, "notification body is \(body.count) bytes, more than the configured maximum")
+            throw AppStoreError(
+                .inputTooLarge,
+                "notification body is \(body.count) bytes, the maximum is \(configuration.maximumJWSSize + 1024) (\(configuration.maximumJWSSize) for the signed payload, 1024 for the JSON around it)"
+            )
         }
         let envelope: ResponseBodyV2
         if let plain = ResponseBodyV2.plainSignedPayload(in: body) {
@@ -164,7 +167,8 @@ public final class SignedDataVerifier: Sendable {
             do {
                 envelope = try JSONDecoder().decode(ResponseBodyV2.self, from: body)
             } catch {
-                throw AppStoreError(.malformedBody, "notification body is not a JSON object with a signedPayload string")
+                let fault = JSONSyntaxFault.find(in: body).map { " (not valid JSON: \($0))" } ?? ""
+                throw AppStoreError(.malformedBody, "notification body is not a JSON object with a signedPayload string\(fault)")
             }
         }
         guard let signedPayload = envelope.signedPayload else {

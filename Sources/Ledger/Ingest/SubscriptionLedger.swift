@@ -98,7 +98,7 @@ public final class SubscriptionLedger: Sendable {
         do {
             notification = try JSONDecoder().decode(NotificationV1.self, from: body)
         } catch let error as DecodingError {
-            throw LedgerError(.malformedBody, "the body is not an App Store Server Notification V1: \(error.summary)")
+            throw LedgerError(.malformedBody, "the body is not an App Store Server Notification V1: \(error.summary(of: body))")
         } catch {
             throw LedgerError(.malformedBody, "the body is not an App Store Server Notification V1")
         }

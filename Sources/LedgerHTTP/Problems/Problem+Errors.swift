@@ -90,18 +90,19 @@ extension Problem {
     }
 
     /// A request body that did not decode: the client's fault.
-    static func malformedBody(_ error: DecodingError) -> Problem {
-        Problem(status: .badRequest, code: "malformed_body", title: "Malformed body", detail: describe(error))
+    /// `body` is what failed to decode, read again only to say where it stops being JSON.
+    static func malformedBody(_ error: DecodingError, body: Data) -> Problem {
+        Problem(status: .badRequest, code: "malformed_body", title: "Malformed body", detail: describe(error, body: body))
     }
 
-    static func describe(_ error: DecodingError) -> String {
+    static func describe(_ error: DecodingError, body: Data) -> String {
         switch error {
         case .typeMismatch(_, let context) where context.codingPath.isEmpty, .valueNotFound(_, let context) where context.codingPath.isEmpty:
             "the body must be a JSON object"
-        case .dataCorrupted(let context) where context.codingPath.isEmpty: "not valid JSON: \(context.debugDescription)"
         default:
-            // A field's fault in JSON's words ("user_id must be a string"), as for Apple's payloads.
-            error.summary
+            // A field's fault in JSON's words ("user_id must be a string"), as for Apple's payloads;
+            // text that is not JSON says where it stops being JSON.
+            error.summary(of: body)
         }
     }
 }

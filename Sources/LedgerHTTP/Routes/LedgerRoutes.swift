@@ -222,10 +222,11 @@ public struct LedgerRoutes: Sendable {
         guard buffer.readableBytes > 0 else {
             throw Problem(status: .badRequest, code: "malformed_body", title: "Malformed body", detail: "the body is empty; this endpoint takes a JSON object")
         }
+        let body = Data(buffer: buffer)
         do {
-            return try JSONDecoder().decode(T.self, from: Data(buffer: buffer))
+            return try JSONDecoder().decode(T.self, from: body)
         } catch let error as DecodingError {
-            throw Problem.malformedBody(error)
+            throw Problem.malformedBody(error, body: body)
         }
     }
 

@@ -9,6 +9,10 @@ struct DecodingErrorSummaryTests {
         var id: String
     }
 
+    struct Toggle: Decodable {
+        var on: Bool
+    }
+
     struct Shape: Decodable {
         var name: String?
         var count: Int?
@@ -17,6 +21,7 @@ struct DecodingErrorSummaryTests {
         var items: [Item]?
         var item: Item?
         var date: Date?
+        var toggle: Toggle?
     }
 
     @Test(arguments: [
@@ -24,6 +29,7 @@ struct DecodingErrorSummaryTests {
         (#"{"count":"7"}"#, "count must be an integer"),
         (#"{"count":null,"price":"cheap"}"#, "price must be a number"),
         (#"{"flag":"yes"}"#, "flag must be true or false"),
+        (#"{"toggle":{"on":null}}"#, "toggle.on must be true or false, not null"),
         (#"{"items":{}}"#, "items must be an array"),
         (#"{"item":[]}"#, "item must be an object"),
         (#"{"items":[{"id":"a"},{"id":2}]}"#, "items[1].id must be a string"),

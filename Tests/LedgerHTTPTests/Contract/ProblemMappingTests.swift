@@ -1,5 +1,6 @@
 import AppStore
 import EventStore
+import Foundation
 import Ledger
 import Testing
 
@@ -34,7 +35,7 @@ struct ProblemMappingTests {
     @Test func aCodeHasOneTitleWhereverItComesFrom() {
         let malformed = [
             Problem(AppStoreError(.malformedBody, "x")),
-            Problem.malformedBody(DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "x"))),
+            Problem.malformedBody(DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "x")), body: Data("{".utf8)),
             Problem(EventStoreError(.invalidEvent, "x")),
         ]
         #expect(Set(malformed.map(\.code)) == ["malformed_body"])

@@ -286,9 +286,20 @@ struct APIEndToEndTests {
             let tooLarge = try await h.request(.post, "/v1/apple/notifications/v2", json: #"{"signedPayload":"\#(huge)"}"#)
             #expect(tooLarge.status == .contentTooLarge)
             #expect(try h.object(tooLarge)["code"] as? String == "payload_too_large")
+            // Under the 1 MiB mark, a V2 body over the verifier's limit is told the limit.
+            let overSigned = try await h.request(.post, "/v1/apple/notifications/v2", json: #"{"signedPayload":"\#(String(repeating: "x", count: 70_000))"}"#)
+            #expect(overSigned.status == .contentTooLarge)
+            #expect(try h.object(overSigned)["detail"] as? String
+                == "notification body is 70020 bytes, the maximum is 66560 (65536 for the signed payload, 1024 for the JSON around it)")
             let malformed = try await h.request(.post, "/v1/apple/transactions", key: H.ingestKey, json: #"{"user":"u1"}"#)
             #expect(malformed.status == .badRequest)
             #expect(try h.object(malformed)["code"] as? String == "malformed_body")
+            // Text that is not JSON is told where it stops being JSON, not only that it is not.
+            let quoted = try await h.request(.post, "/v1/apple/transactions", key: H.ingestKey, json: "{\n  'user_id': \"u1\"\n}")
+            #expect(try h.object(quoted)["detail"] as? String == "not valid JSON: expected a field name in double quotes, found ''' (line 2, column 3)")
+            let notJSON = try await h.request(.post, "/v1/apple/notifications/v2", json: #"{"signedPayload": "a.b.c""#)
+            #expect(try h.object(notJSON)["detail"] as? String
+                == "notification body is not a JSON object with a signedPayload string (not valid JSON: the text ends early: expected ',' or '}' (line 1, column 26))")
             #expect(try await h.eventCount() == 0)
             #expect(try await h.request(.get, "/v1/users/u1/entitlements?at=yesterday", key: H.readKey).status == .badRequest)
             // A date that does not exist is refused, not rolled over to March 2.

@@ -707,7 +707,7 @@ struct LegacyInputTests {
     @Test(arguments: [
         (#"{"notification_type":"","password":"s3cret","bid":"com.example.app","environment":"Sandbox","unified_receipt":{"status":0}}"#, "no notification_type"),
         (#"{"notification_type":"INITIAL_BUY","password":"s3cret","bid":"com.example.app","unified_receipt":{"status":"zero"}}"#, "unified_receipt.status must be an integer"),
-        (#"{"notification_type":"INITIAL_BUY","#, "not valid JSON"),
+        (#"{"notification_type":"INITIAL_BUY","#, "not valid JSON: the text ends early: expected a field name in double quotes (line 1, column 36)"),
         ("{}", "the body has no bid (the app's bundle id)"),
         (#"{"notification_type":"DID_RENEW","password":"s3cret"}"#, "the body has no bid"),
         (#"{"notification_type":"DID_RENEW","unified_receipt":{"signedPayload":"x"}}"#, "the body has no bid"),

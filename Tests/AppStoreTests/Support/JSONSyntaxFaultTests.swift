@@ -1,0 +1,80 @@
+import AppStore
+import Foundation
+import Testing
+
+/// `JSONSyntaxFault` names the first place a text stops being JSON, and finds none in JSON: it must
+/// agree with Foundation's parser on what is JSON (the liberties it takes included), or a client
+/// would be told of a fault the server does not see.
+struct JSONSyntaxFaultTests {
+    @Test(arguments: [
+        ("", "it is empty"),
+        (" \n ", "it is empty"),
+        (#"{"user_id":"u1","#, "the text ends early: expected a field name in double quotes (line 1, column 17)"),
+        (#"{"user_id" "u1"}"#, "expected ':' after the field name, found '\"' (line 1, column 12)"),
+        (#"{'user_id':"u1"}"#, "expected a field name in double quotes, found ''' (line 1, column 2)"),
+        (#"{user_id:"u1"}"#, "expected a field name in double quotes, found 'u' (line 1, column 2)"),
+        ("{\n  \"a\": 1\n  \"b\": 2\n}", "expected ',' or '}', found '\"' (line 3, column 3)"),
+        (#"[1, 2 3]"#, "expected ',' or ']', found '3' (line 1, column 7)"),
+        (#"{"a":1,,}"#, "expected a field name in double quotes, found ',' (line 1, column 8)"),
+        (#"[1,,]"#, "expected a value, found ',' (line 1, column 4)"),
+        (#"[,]"#, "expected a value, found ',' (line 1, column 2)"),
+        (#"{"a": tru}"#, "expected true (line 1, column 7)"),
+        (#"{"a": None}"#, "expected a value, found 'N' (line 1, column 7)"),
+        ("{\"a\": \u{201C}x\u{201D}}", "expected a value, found '\u{201C}' (U+201C) (line 1, column 7)"),
+        (#"{"a": "x}"#, "the string that starts here is not closed (line 1, column 7)"),
+        ("{\"a\": \"x\ny\"}", "a control character (0x0A) must be escaped inside a string (line 1, column 9)"),
+        (#"{"a": "\x"}"#, "'x' cannot follow a backslash (line 1, column 8)"),
+        (#"{"a": "\u12g4"}"#, "\\u must be followed by four hexadecimal digits (line 1, column 8)"),
+        (#"{"a": 012}"#, "a number cannot start with 0 (line 1, column 7)"),
+        (#"{"a": 1.}"#, "expected a digit after the decimal point, found '}' (line 1, column 9)"),
+        (#"{"a": 1e}"#, "expected a digit in the number's exponent, found '}' (line 1, column 9)"),
+        (#"{"a": -}"#, "expected a digit, found '}' (line 1, column 8)"),
+        (#"{"a": 1} {"#, "more after the JSON value, found '{' (line 1, column 10)"),
+        ("{\"a\": 1}\u{0}", "more after the JSON value, found byte 0x00 (line 1, column 9)"),
+    ])
+    func theFirstFaultIsNamedWithItsLineAndColumn(_ text: String, _ said: String) throws {
+        let fault = try #require(JSONSyntaxFault.find(in: Array(text.utf8)))
+        #expect(fault.description == said)
+        #expect((try? JSONSerialization.jsonObject(with: Data(text.utf8), options: .fragmentsAllowed)) == nil, "Foundation reads \(text)")
+    }
+
+    @Test(arguments: [
+        #"{}"#, #"[]"#, #" { "a" : [ 1 , -0.5e+3 , 2E-2 , true , false , null , "x\"\\\/\b\f\n\r\t\u00e9" ] } "#,
+        #"{"a":{"b":[{},[]]},"c":""}"#, "\"caf\u{E9}\"", "0", "-12", "[[[[[[]]]]]]",
+        // Foundation's liberties: a comma before the close, a byte order mark.
+        #"{"a":1,}"#, #"[1, [2,],]"#, "\u{FEFF}{\"a\":1}",
+    ])
+    func jsonHasNoFault(_ text: String) throws {
+        #expect(JSONSyntaxFault.find(in: Array(text.utf8)) == nil)
+        #expect((try? JSONSerialization.jsonObject(with: Data(text.utf8), options: .fragmentsAllowed)) != nil)
+    }
+
+    /// Every signed payload and model of Apple's in the fixtures is JSON to both parsers.
+    @Test func applesSampleModelsHaveNoFault() throws {
+        let files = try Fixture.files(in: "models", withExtension: "json")
+        #expect(files.count > 5)
+        for file in files {
+            #expect(JSONSyntaxFault.find(in: try Fixture.data(file)) == nil, "\(file)")
+        }
+    }
+
+    /// Nesting is scanned without recursion: a body of nothing but brackets, up to the body limit,
+    /// is answered, not a crashed server.
+    @Test func deepNestingIsScannedWithoutRecursion() throws {
+        let depth = 1 << 20
+        let fault = try #require(JSONSyntaxFault.find(in: [UInt8](repeating: UInt8(ascii: "["), count: depth)))
+        #expect(fault.description == "the text ends early: expected a value (line 1, column \(depth + 1))")
+        let closed = [UInt8](repeating: UInt8(ascii: "["), count: depth) + [UInt8](repeating: UInt8(ascii: "]"), count: depth)
+        #expect(JSONSyntaxFault.find(in: closed) == nil)
+    }
+
+    /// Every prefix of a JSON text is either JSON itself or a fault both parsers see.
+    @Test func everyPrefixOfAnObjectAgreesWithFoundation() throws {
+        let text = Array(#"{"user_id": "u1", "n": [1, -2.5e3, true, null], "s": "a\"b\u00e9"}"#.utf8)
+        for end in 0...text.count {
+            let prefix = Array(text[..<end])
+            let foundation = (try? JSONSerialization.jsonObject(with: Data(prefix), options: .fragmentsAllowed)) != nil
+            #expect((JSONSyntaxFault.find(in: prefix) == nil) == foundation, "\(String(decoding: prefix, as: UTF8.self))")
+        }
+    }
+}
