@@ -270,7 +270,7 @@ public struct LedgerRoutes: Sendable {
         guard let date = APIDate.parse(String(text)) else {
             throw Problem(
                 status: .badRequest, code: "invalid_query", title: "Invalid query",
-                detail: "\(name) must be an RFC 3339 date-time, like 2026-11-21T10:00:00Z or 2026-11-21T11:00:00+01:00"
+                detail: "\(name) must be an RFC 3339 date-time, like 2026-11-21T10:00:00Z or 2026-11-21T11:00:00+01:00 (got \(Problem.bounded(String(text), to: 40)))"
             )
         }
         return date
@@ -299,7 +299,7 @@ public struct LedgerRoutes: Sendable {
     static func cursor(_ request: Request) throws -> EventCursor? {
         guard let text = request.uri.queryParameters["after"] else { return nil }
         guard text.contains("-"), let cursor = EventCursor(String(text)) else {
-            throw Problem(status: .badRequest, code: "invalid_query", title: "Invalid query", detail: "after must be a cursor from next_after, like 812-40 (0-0 for the start)")
+            throw Problem(status: .badRequest, code: "invalid_query", title: "Invalid query", detail: "after must be a cursor from next_after, like 812-40 (0-0 for the start; got \(Problem.bounded(String(text), to: 40)))")
         }
         return cursor
     }

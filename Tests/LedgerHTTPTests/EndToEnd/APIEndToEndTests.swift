@@ -306,6 +306,13 @@ struct APIEndToEndTests {
             let impossible = try await h.request(.get, "/v1/users/u1/entitlements?at=2026-02-30T00:00:00Z", key: H.readKey)
             #expect(impossible.status == .badRequest)
             #expect(try h.object(impossible)["code"] as? String == "invalid_query")
+            // The answer repeats what it read, so a value mangled on the way (an unencoded space) shows.
+            #expect(try h.object(impossible)["detail"] as? String
+                == "at must be an RFC 3339 date-time, like 2026-11-21T10:00:00Z or 2026-11-21T11:00:00+01:00 (got 2026-02-30T00:00:00Z)")
+            let spaced = try await h.request(.get, "/v1/users/u1/entitlements?at=2026-11-21T10:00:00%2001:00", key: H.readKey)
+            #expect((try h.object(spaced)["detail"] as? String)?.hasSuffix("(got 2026-11-21T10:00:00 01:00)") == true)
+            let cursor = try await h.request(.get, "/v1/events?after=40", key: H.readKey)
+            #expect(try h.object(cursor)["detail"] as? String == "after must be a cursor from next_after, like 812-40 (0-0 for the start; got 40)")
             // Foundation's parser ignores what follows a date; the whole text must be one.
             let trailing = try await h.request(.get, "/v1/users/u1/entitlements?as_of=2026-11-21T10:00:00Zjunk", key: H.readKey)
             #expect(trailing.status == .badRequest)
