@@ -4,11 +4,15 @@
 public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
     public var code: Code
     public var message: String
+    /// For `malformed_body`: the version of App Store Server Notifications (1 or 2) the body is, when
+    /// it was given to the other version's ingestion, so the caller can say where to send it.
+    public var notificationVersion: Int?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String) {
+    public init(_ code: Code, _ message: String, notificationVersion: Int? = nil) {
         self.code = code
         self.message = message
+        self.notificationVersion = notificationVersion
     }
 
     public var description: String { "\(code): \(message)" }

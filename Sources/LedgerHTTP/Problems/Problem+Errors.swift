@@ -40,7 +40,9 @@ extension Problem {
             case .sharedSecretRejected: .internalServerError
             default: .badRequest
             }
-            self.init(status: status, code: error.code.rawValue, title: Self.title(error.code.rawValue), detail: error.message)
+            // A webhook body of the other notification version is told which endpoint takes it.
+            let endpoint = error.notificationVersion.map { ": post it to /v1/apple/notifications/v\($0)" } ?? ""
+            self.init(status: status, code: error.code.rawValue, title: Self.title(error.code.rawValue), detail: error.message + endpoint)
         case let error as EventStoreError:
             switch error.code {
             case .storageUnavailable, .writeRace:

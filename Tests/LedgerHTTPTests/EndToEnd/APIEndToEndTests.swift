@@ -221,6 +221,11 @@ struct APIEndToEndTests {
             #expect(response.status == .badRequest)
             #expect(try h.object(response)["detail"] as? String == "the body is a V1 notification (notification_type, no signedPayload): post it to /v1/apple/notifications/v1")
             _ = try await h.request(.post, "/v1/apple/notifications/v2", json: #"{"signedPayload": "a.b.c"}"#)
+            // The other way round too, in the answer and the rejection's detail.
+            let v2 = try await h.request(.post, "/v1/apple/notifications/v1", json: #"{"signedPayload": "a.b.c"}"#)
+            let hint = "the body is a V2 notification ({\"signedPayload\": ...}): post it to /v1/apple/notifications/v2"
+            #expect(try h.object(v2)["detail"] as? String == hint)
+            #expect(try await h.store.rejections(limit: 10).contains { $0.detail == hint })
             let kept = try await h.store.rejections(limit: 10).map(\.body)
             #expect(kept.contains(v1.replacingOccurrences(of: "s3cret", with: "[redacted]")), "\(kept)")
             #expect(kept.contains(#"{"signedPayload": "a.b.c"}"#), "\(kept)")
