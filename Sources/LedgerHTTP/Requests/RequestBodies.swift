@@ -1,24 +1,33 @@
 import Foundation
 
 /// `POST /v1/apple/transactions`.
-struct SubmitTransactionRequest: Decodable, Sendable {
+struct SubmitTransactionRequest: RequestBody {
     var user_id: String
     var signed_transaction: String
     var signed_renewal_info: String?
+
+    typealias Field = CodingKeys
+    enum CodingKeys: String, CodingKey, CaseIterable { case user_id, signed_transaction, signed_renewal_info }
 }
 
 /// `POST /v1/apple/receipts`.
-struct SubmitReceiptRequest: Decodable, Sendable {
+struct SubmitReceiptRequest: RequestBody {
     var user_id: String
     var receipt_data: String
     var bundle_id: String?
+
+    typealias Field = CodingKeys
+    enum CodingKeys: String, CodingKey, CaseIterable { case user_id, receipt_data, bundle_id }
 }
 
 /// `POST /v1/users/{user_id}/grants`.
-struct GrantRequest: Decodable, Sendable {
+struct GrantRequest: RequestBody {
     var entitlement: String
     var expires_at: String
     var reason: String
+
+    typealias Field = CodingKeys
+    enum CodingKeys: String, CodingKey, CaseIterable { case entitlement, expires_at, reason }
 }
 
 /// The answer to a grant.
@@ -31,6 +40,9 @@ struct GrantBody: Encodable, Sendable {
 }
 
 /// A request to revoke a grant.
-struct RevokeGrantRequest: Decodable, Sendable {
+struct RevokeGrantRequest: RequestBody {
     var reason: String
+
+    typealias Field = CodingKeys
+    enum CodingKeys: String, CodingKey, CaseIterable { case reason }
 }

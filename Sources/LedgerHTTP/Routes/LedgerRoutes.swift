@@ -217,13 +217,21 @@ public struct LedgerRoutes: Sendable {
         IngestContext(source: source, requestID: context.requestID, apiKey: key?.name)
     }
 
-    static func decode<T: Decodable>(_ type: T.Type, _ request: Request, _ context: LedgerRequestContext) async throws -> T {
+    static func decode<T: RequestBody>(_ type: T.Type, _ request: Request, _ context: LedgerRequestContext) async throws -> T {
         let buffer = try await request.body.collect(upTo: context.maxUploadSize)
         guard buffer.readableBytes > 0 else {
             throw Problem(status: .badRequest, code: "malformed_body", title: "Malformed body", detail: "the body is empty; this endpoint takes a JSON object")
         }
         let body = Data(buffer: buffer)
         do {
+            // Unknown fields first: a misspelt required one is named as sent, not only as missing.
+            if let sent = try? JSONDecoder().decode(FieldNames.self, from: body).names,
+               let unknown = sent.sorted().first(where: { !T.fieldNames.contains($0) }) {
+                throw Problem(
+                    status: .badRequest, code: "malformed_body", title: "Malformed body",
+                    detail: "unknown field \(Problem.bounded(unknown, to: 64)); this endpoint takes \(T.fieldNames.joined(separator: ", "))"
+                )
+            }
             return try JSONDecoder().decode(T.self, from: body)
         } catch let error as DecodingError {
             throw Problem.malformedBody(error, body: body)

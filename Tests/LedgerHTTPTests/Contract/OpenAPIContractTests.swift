@@ -37,6 +37,37 @@ struct OpenAPIContractTests {
         }
     }
 
+    /// A request body the spec closes (`additionalProperties: false`) takes exactly the fields it
+    /// lists: the server refuses one more, names the spec's fields as the ones it takes, and none of
+    /// them is refused as unknown.
+    @Test func closedRequestBodiesTakeExactlyTheFieldsTheSpecLists() async throws {
+        let paths = try #require(try Self.spec()["paths"] as? [String: [String: Any]])
+        var closed: [(path: String, fields: Set<String>)] = []
+        for (path, operations) in paths {
+            let body = (operations["post"] as? [String: Any])?["requestBody"] as? [String: Any]
+            let json = ((body?["content"] as? [String: Any])?["application/json"] as? [String: Any])?["schema"] as? [String: Any]
+            guard let schema = json, schema["additionalProperties"] as? Bool == false else { continue }
+            closed.append((path, Set((schema["properties"] as? [String: Any] ?? [:]).keys)))
+        }
+        let bodies = closed
+        #expect(bodies.map(\.path).sorted() == ["/v1/apple/receipts", "/v1/apple/transactions", "/v1/users/{user_id}/grants", "/v1/users/{user_id}/grants/{grant_id}/revoke"])
+        try await APIHarness.run(.sqlite) { h in
+            for (path, fields) in bodies {
+                let url = path.replacingOccurrences(of: "{user_id}", with: "u1").replacingOccurrences(of: "{grant_id}", with: "g1")
+                let key = path.hasPrefix("/v1/users") ? APIHarness.adminKey : APIHarness.ingestKey
+                var values = Dictionary(uniqueKeysWithValues: fields.map { ($0, "x") })
+                let known = try h.object(try await h.request(.post, url, key: key, json: String(decoding: try JSONSerialization.data(withJSONObject: values), as: UTF8.self)))
+                #expect((known["detail"] as? String)?.hasPrefix("unknown field") != true, "\(path): \(known)")
+                values["zz_extra"] = "x"
+                let extra = try h.object(try await h.request(.post, url, key: key, json: String(decoding: try JSONSerialization.data(withJSONObject: values), as: UTF8.self)))
+                let detail = try #require(extra["detail"] as? String, "\(path)")
+                #expect(detail.hasPrefix("unknown field zz_extra; this endpoint takes "), "\(path): \(detail)")
+                let taken = detail.components(separatedBy: "takes ").last?.components(separatedBy: ", ") ?? []
+                #expect(Set(taken) == fields, "\(path): the server takes \(taken.sorted()), the spec lists \(fields.sorted())")
+            }
+        }
+    }
+
     /// The bodies the server writes carry exactly the fields their schemas list, every one of them
     /// required (absent ones are written as null): a field renamed or dropped on either side fails here.
     @Test func responseBodiesCarryExactlyTheFieldsTheirSchemasRequire() async throws {

@@ -299,6 +299,20 @@ struct APIEndToEndTests {
             let malformed = try await h.request(.post, "/v1/apple/transactions", key: H.ingestKey, json: #"{"user":"u1"}"#)
             #expect(malformed.status == .badRequest)
             #expect(try h.object(malformed)["code"] as? String == "malformed_body")
+            // A field the endpoint does not take is refused, not dropped: a misspelt optional one
+            // would record the transaction without its renewal info, a misspelt required one reads
+            // as missing. Checked before the user id or the signatures.
+            for (path, body, takes) in [
+                ("/v1/apple/transactions", #"{"user_id":"u1","signed_transaction":"x","signedRenewalInfo":"y"}"#, "user_id, signed_transaction, signed_renewal_info"),
+                ("/v1/apple/receipts", #"{"userId":"u1","receipt_data":"x"}"#, "user_id, receipt_data, bundle_id"),
+                ("/v1/users/u1/grants", #"{"entitlement":"pro","expires_at":"2030-01-01T00:00:00Z","reason":"r","note":"n"}"#, "entitlement, expires_at, reason"),
+                ("/v1/users/u1/grants/g1/revoke", #"{"reason":"r","why":"w"}"#, "reason"),
+            ] {
+                let refused = try await h.request(.post, path, key: path.hasPrefix("/v1/users") ? H.adminKey : H.ingestKey, json: body)
+                #expect(refused.status == .badRequest, "\(path)")
+                let name = body.contains("signedRenewalInfo") ? "signedRenewalInfo" : body.contains("userId") ? "userId" : body.contains("note") ? "note" : "why"
+                #expect(try h.object(refused)["detail"] as? String == "unknown field \(name); this endpoint takes \(takes)", "\(path)")
+            }
             // Text that is not JSON is told where it stops being JSON, not only that it is not.
             let quoted = try await h.request(.post, "/v1/apple/transactions", key: H.ingestKey, json: "{\n  'user_id': \"u1\"\n}")
             #expect(try h.object(quoted)["detail"] as? String == "not valid JSON: expected a field name in double quotes, found ''' (line 2, column 3)")
