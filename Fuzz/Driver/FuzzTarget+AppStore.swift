@@ -13,6 +13,22 @@ extension FuzzTarget {
         }
     }
 
+    /// The fault scan names no fault in UTF-8 text Foundation parses (text with a NUL byte or a
+    /// UTF-16 or UTF-32 byte order mark is another encoding to Foundation, and not scanned), and a
+    /// fault's place is inside the input.
+    static func jsonSyntax(_ text: Data) {
+        let fault = JSONSyntaxFault.find(in: text)
+        if let fault {
+            guard fault.offset >= 0, fault.offset <= text.count, fault.line >= 1, fault.column >= 1, fault.column <= fault.offset + 1 else {
+                fatalError("a fault placed outside its input: \(fault) at offset \(fault.offset) of \(text.count)")
+            }
+        }
+        guard !text.contains(0), !text.starts(with: [0xFE, 0xFF]), !text.starts(with: [0xFF, 0xFE]) else { return }
+        if let fault, (try? JSONSerialization.jsonObject(with: text, options: .fragmentsAllowed)) != nil {
+            fatalError("a fault in text Foundation parses: \(fault)")
+        }
+    }
+
     /// Shape errors only: a compact JWS is split and decoded before any certificate is looked at.
     /// The memo is shared across inputs, as the verifier's is.
     static func jws(_ bytes: UnsafeRawBufferPointer) {

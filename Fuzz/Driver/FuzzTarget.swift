@@ -20,6 +20,8 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case redaction
     /// Stored facts and read-model documents (first byte picks the type): the scanner against `JSONDecoder`.
     case stored
+    /// Any bytes through `JSONSyntaxFault`: no fault in what Foundation parses, and a fault's place inside the input.
+    case jsonSyntax = "json-syntax"
 
     /// The target named by `SUBLEDGER_FUZZ_TARGET`; the process stops with the list if it names none.
     static let selected: FuzzTarget = {
@@ -62,6 +64,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .receipt: Self.receipt(bytes)
         case .redaction: Self.redaction(bytes)
         case .stored: Self.stored(bytes)
+        case .jsonSyntax: Self.jsonSyntax(Data(bytes))
         }
     }
 }

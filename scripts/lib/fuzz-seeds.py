@@ -104,3 +104,10 @@ del legacy["transactionTokens"]
 legacy["appAccountTokens"] = ["a1"]
 write("stored", bytes([1]) + json.dumps({"position": 2, "state": legacy}).encode())
 write("stored", bytes([2]) + json.dumps({"position": 1, "state": {"userId": "u1", "chains": {"o1": 5, "o2": 7}, "grants": {}}}, sort_keys=True).encode())
+
+# The fault scan: Apple's sample models, and a few texts with the faults clients make.
+for path in sorted((fixtures / "models").glob("*.json")):
+    write("json-syntax", path.read_bytes())
+for text in ['{"user_id": "u1", "signed_transaction": "a.b.c",}', "{'user_id': 'u1'}", '{"a": [1, 2 3]}',
+             '\ufeff{"a": "caf\u00e9 \\ud83d\\ude00"}', '{"a": 012, "b": -, "c": "\\x"}', "[" * 600 + "]" * 600]:
+    write("json-syntax", text)

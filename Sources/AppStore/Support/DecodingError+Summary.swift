@@ -21,10 +21,14 @@ extension DecodingError {
     /// ``summary``, except that for text that is not JSON at all it says where the text stops being
     /// JSON (`data` is what was decoded), which the decoder does not.
     public func summary(of data: some Collection<UInt8>) -> String {
-        guard case .dataCorrupted(let context) = self, context.codingPath.isEmpty, let fault = JSONSyntaxFault.find(in: data) else {
-            return summary
-        }
-        return "not valid JSON: \(fault)"
+        syntaxFault(in: data).map { "not valid JSON: \($0)" } ?? summary
+    }
+
+    /// Where `data` stops being JSON, when this error says it is not JSON at all (a wrong field
+    /// says so at its path instead, and text the decoder read is not scanned again).
+    public func syntaxFault(in data: some Collection<UInt8>) -> JSONSyntaxFault? {
+        guard case .dataCorrupted(let context) = self, context.codingPath.isEmpty else { return nil }
+        return JSONSyntaxFault.find(in: data)
     }
 
     /// The JSON a field of Swift type `type` takes, in JSON's words; nil for a type of the model's own.

@@ -1,50 +1,63 @@
-/// Where a text stops being JSON (RFC 8259), so an answer can say more than Foundation's "The given
-/// data was not valid JSON": the first fault, what was expected there, and its line and column.
+/// Where a UTF-8 text stops being JSON (RFC 8259), so an answer can say more than Foundation's
+/// "The given data was not valid JSON": the first fault, what was expected there, and its line and
+/// column.
 ///
-/// It allows what Foundation's decoder allows besides the grammar, a comma before a closing bracket
-/// and a leading byte order mark, so it names no fault in a text the decoder reads.
-///
-/// The scan checks the grammar only, without building values, and keeps its nesting on a heap
-/// stack, so any input up to the body limit is scanned without deep recursion. It does not check
-/// UTF-8; a text it finds no fault in may still be refused by the decoder for that.
+/// It takes the liberties Foundation's decoder takes (a comma before a closing bracket, a leading
+/// byte order mark) and its limits (512 levels of nesting, valid UTF-8, paired surrogate escapes).
+/// The decoder checks less in a value the model does not read, so it can fail later in a text than
+/// this scan's fault; that fault is still one, and the first. A text in UTF-16 or UTF-32, which the
+/// decoder converts, is not scanned. Nesting is kept on a heap stack, not in recursion.
 public struct JSONSyntaxFault: Hashable, Sendable, CustomStringConvertible {
     /// The byte offset of the fault (the text's length when it ends early).
     public var offset: Int
     /// The fault's line, from 1.
     public var line: Int
-    /// The fault's column in bytes, from 1.
+    /// The fault's column in characters (Unicode scalars), from 1.
     public var column: Int
     /// What is wrong there, e.g. `expected ':' after the field name, found '"'`.
     public var problem: String
 
-    /// The problem and where it is: `expected ',' or '}' at line 2, column 9, found '"'`.
+    /// The problem and where it is: `expected ',' or '}', found '"' (line 2, column 9)`.
     public var description: String {
-        problem == Self.empty ? problem : "\(problem) (line \(line), column \(column))"
+        Self.wholeText.contains(problem) ? problem : "\(problem) (line \(line), column \(column))"
     }
+
+    /// The decoder's limit on nested arrays and objects.
+    public static let maximumDepth = 512
 
     static let empty = "it is empty"
+    static let blank = "it holds only whitespace"
+    /// Problems of the whole text, which have no place to point at.
+    static let wholeText: Set<String> = [empty, blank]
 
-    /// The first fault in `bytes`, or nil if they hold one JSON value with only whitespace around it.
+    /// The first fault in `bytes`, or nil if they hold one JSON value with only whitespace around it
+    /// (or are UTF-16 or UTF-32).
     public static func find(in bytes: some Collection<UInt8>) -> JSONSyntaxFault? {
-        var scanner = Scanner(Array(bytes))
-        if scanner.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { scanner.index = 3 }
-        guard let (offset, problem) = scanner.scan() else { return nil }
-        return JSONSyntaxFault(offset: offset, in: scanner.bytes, problem: problem)
+        var scan = GrammarScan(Array(bytes))
+        if scan.bytes.starts(with: [0xFE, 0xFF]) || scan.bytes.starts(with: [0xFF, 0xFE]) || scan.bytes.starts(with: [0, 0]) { return nil }
+        if scan.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { scan.index = 3 }
+        guard let (offset, problem) = scan.scan() else { return nil }
+        return JSONSyntaxFault(offset: offset, in: scan.bytes, textStart: scan.bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0, problem: problem)
     }
 
-    init(offset: Int, in bytes: [UInt8], problem: String) {
+    /// `textStart` is where the text begins after a byte order mark, which no editor shows.
+    init(offset: Int, in bytes: [UInt8], textStart: Int, problem: String) {
         self.offset = offset
         self.problem = problem
         let before = bytes[..<offset]
         line = before.count { $0 == UInt8(ascii: "\n") } + 1
-        column = offset - (before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0) + 1
+        let lineStart = max(textStart, before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0)
+        // Every byte but a UTF-8 continuation byte starts a character.
+        column = bytes[min(lineStart, offset)..<offset].count { $0 & 0xC0 != 0x80 } + 1
     }
 }
 
 extension JSONSyntaxFault {
     /// A grammar-only scan; `scan()` answers the first fault's offset and problem.
-    struct Scanner {
+    struct GrammarScan {
         enum Expecting { case value, valueOrClose, nameOrClose, colon, commaOrClose, end }
+
+        static let escapable = Set(#""\/bfnrt"#.utf8)
 
         let bytes: [UInt8]
         var index = 0
@@ -59,7 +72,7 @@ extension JSONSyntaxFault {
                 skipWhitespace()
                 guard index < bytes.count else {
                     if expecting == .end { return nil }
-                    if objects.isEmpty, expecting == .value { return (index, JSONSyntaxFault.empty) }
+                    if objects.isEmpty, expecting == .value { return (index, bytes.isEmpty ? JSONSyntaxFault.empty : JSONSyntaxFault.blank) }
                     return (index, "the text ends early: \(Self.words(for: expecting, inObject: objects.last))")
                 }
                 let byte = bytes[index]
@@ -112,6 +125,9 @@ extension JSONSyntaxFault {
         mutating func value(_ byte: UInt8) -> (Int, String)? {
             switch byte {
             case UInt8(ascii: "{"), UInt8(ascii: "["):
+                guard objects.count < JSONSyntaxFault.maximumDepth else {
+                    return (index, "arrays and objects nest deeper than \(JSONSyntaxFault.maximumDepth) levels here")
+                }
                 objects.append(byte == UInt8(ascii: "{"))
                 index += 1
                 return nil
@@ -137,19 +153,36 @@ extension JSONSyntaxFault {
                     guard index + 1 < bytes.count else { return (start, "the string that starts here is not closed") }
                     let escaped = bytes[index + 1]
                     if escaped == UInt8(ascii: "u") {
-                        let digits = bytes[(index + 2)..<min(index + 6, bytes.count)]
-                        guard digits.count == 4, digits.allSatisfy(Self.isHexDigit) else {
+                        guard let unit = hexUnit(at: index) else {
                             return (index, "\\u must be followed by four hexadecimal digits")
+                        }
+                        // UTF-16 surrogates come in pairs, a high one and then a low one.
+                        if (0xDC00..<0xE000).contains(unit) {
+                            return (index, "\\u\(Self.hex4(unit)) is the second half of a surrogate pair without the first")
+                        }
+                        if (0xD800..<0xDC00).contains(unit) {
+                            guard index + 7 < bytes.count, bytes[index + 6] == UInt8(ascii: "\\"), bytes[index + 7] == UInt8(ascii: "u"),
+                                  let low = hexUnit(at: index + 6), (0xDC00..<0xE000).contains(low) else {
+                                return (index, "\\u\(Self.hex4(unit)) is the first half of a surrogate pair without the second")
+                            }
+                            index += 6
                         }
                         index += 6
                     } else {
-                        guard Array(#""\/bfnrt"#.utf8).contains(escaped) else {
+                        guard Self.escapable.contains(escaped) else {
                             return (index, "\(Self.shown(bytes, at: index + 1)) cannot follow a backslash")
                         }
                         index += 2
                     }
                 case ..<0x20:
                     return (index, "a control character (\(Self.hex(byte))) must be escaped inside a string")
+                case 0x80...:
+                    var iterator = bytes[index...].makeIterator()
+                    var codec = UTF8()
+                    guard case .scalarValue(let scalar) = codec.decode(&iterator) else {
+                        return (index, "byte \(Self.hex(byte)) is not UTF-8")
+                    }
+                    index += UTF8.width(scalar)
                 default:
                     index += 1
                 }
@@ -183,13 +216,21 @@ extension JSONSyntaxFault {
             return index - start
         }
 
-        mutating func literal(_ word: String) -> (Int, String)? {
-            let expected = Array(word.utf8)
+        mutating func literal(_ word: StaticString) -> (Int, String)? {
+            let expected = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
             guard bytes[index...].starts(with: expected) else {
                 return (index, "expected \(word)")
             }
             index += expected.count
             return nil
+        }
+
+        /// The UTF-16 unit of the `\\u` escape whose backslash is at `offset`, if four hex digits follow.
+        func hexUnit(at offset: Int) -> Int? {
+            guard offset + 6 <= bytes.count else { return nil }
+            let digits = bytes[(offset + 2)..<(offset + 6)]
+            guard digits.allSatisfy(Self.isHexDigit) else { return nil }
+            return Int(String(decoding: digits, as: UTF8.self), radix: 16)
         }
 
         mutating func skipWhitespace() {
@@ -232,6 +273,11 @@ extension JSONSyntaxFault {
                 return "'\(Character(scalar))' (U+\(String(scalar.value, radix: 16, uppercase: true)))"
             }
             return "byte \(hex(byte))"
+        }
+
+        static func hex4(_ unit: Int) -> String {
+            let digits = String(unit, radix: 16, uppercase: true)
+            return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
         }
 
         static func hex(_ byte: UInt8) -> String {

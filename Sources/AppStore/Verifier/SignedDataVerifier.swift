@@ -167,7 +167,7 @@ public final class SignedDataVerifier: Sendable {
             do {
                 envelope = try JSONDecoder().decode(ResponseBodyV2.self, from: body)
             } catch {
-                let fault = JSONSyntaxFault.find(in: body).map { " (not valid JSON: \($0))" } ?? ""
+                let fault = (error as? DecodingError)?.syntaxFault(in: body).map { " (not valid JSON: \($0))" } ?? ""
                 throw AppStoreError(.malformedBody, "notification body is not a JSON object with a signedPayload string\(fault)")
             }
         }

@@ -4,12 +4,18 @@
 public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
     public var code: Code
     public var message: String
-    /// For `malformed_body`: the version of App Store Server Notifications (1 or 2) the body is, when
-    /// it was given to the other version's ingestion, so the caller can say where to send it.
-    public var notificationVersion: Int?
+    /// For `malformed_body`: the version of App Store Server Notifications the body is, when it was
+    /// given to the other version's ingestion, so the caller can say where to send it.
+    public var notificationVersion: NotificationVersion?
+
+    /// A version of App Store Server Notifications.
+    public enum NotificationVersion: Int, Sendable, Hashable {
+        case v1 = 1
+        case v2 = 2
+    }
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, notificationVersion: Int? = nil) {
+    public init(_ code: Code, _ message: String, notificationVersion: NotificationVersion? = nil) {
         self.code = code
         self.message = message
         self.notificationVersion = notificationVersion

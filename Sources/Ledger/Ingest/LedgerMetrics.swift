@@ -22,6 +22,8 @@ struct LedgerMetrics: Sendable {
     let readAsOf = Self.timer("subledger_database_duration", operation: "read_as_of")
     /// One chain read from the read models.
     let readChain = Self.timer("subledger_database_duration", operation: "read_chain")
+    /// One read of who owns a chain (the chain view's `user_id`).
+    let readChainOwner = Self.timer("subledger_database_duration", operation: "read_chain_owner")
     /// One page of a user's events.
     let readUserEvents = Self.timer("subledger_database_duration", operation: "read_user_events")
     /// One page of the global event log (a JSON page, or one of the NDJSON feed's pages).

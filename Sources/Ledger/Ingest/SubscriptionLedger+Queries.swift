@@ -107,7 +107,7 @@ extension SubscriptionLedger {
     /// The user who owns the chain now, or nil if no user has claimed it. The read model keeps only
     /// the current link (the event log has every one), so this does not depend on a moment.
     public func chainOwner(originalTransactionId: String) async throws -> String? {
-        try await LedgerMetrics.timed(metrics.readChain) {
+        try await LedgerMetrics.timed(metrics.readChainOwner) {
             try await store.document(model: ReadModel.chainOwner, key: originalTransactionId)
                 .map { try JSONDecoder().decode(OwnerDocument.self, from: $0).userId }
         }

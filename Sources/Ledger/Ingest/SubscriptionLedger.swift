@@ -58,7 +58,7 @@ public final class SubscriptionLedger: Sendable {
         } catch let error as AppStoreError where (error.code == .malformedBody || error.code == .inputTooLarge) && Self.isV1Body(body) {
             // A V1 body posted here (a webhook URL set up for the wrong version) says so, as the
             // V1 endpoint does for a V2 body.
-            throw LedgerError(.malformedBody, "the body is a V1 notification (notification_type, no signedPayload)", notificationVersion: 1)
+            throw LedgerError(.malformedBody, "the body is a V1 notification (notification_type, no signedPayload)", notificationVersion: .v1)
         }
         let payload = verified.payload
         let signedDate = payload.signedDate?.millisecondsSince1970 ?? Timestamp.milliseconds(now)
@@ -105,7 +105,7 @@ public final class SubscriptionLedger: Sendable {
         guard let bundleId = notification.bid else {
             // A V2 body posted here (a webhook URL set up for the wrong version) says so.
             if ((try? JSONSerialization.jsonObject(with: body)) as? [String: Any])?["signedPayload"] is String {
-                throw LedgerError(.malformedBody, "the body is a V2 notification ({\"signedPayload\": ...})", notificationVersion: 2)
+                throw LedgerError(.malformedBody, "the body is a V2 notification ({\"signedPayload\": ...})", notificationVersion: .v2)
             }
             throw LedgerError(.malformedBody, "the body has no bid (the app's bundle id), so it is not an App Store Server Notification V1")
         }

@@ -41,7 +41,7 @@ extension Problem {
             default: .badRequest
             }
             // A webhook body of the other notification version is told which endpoint takes it.
-            let endpoint = error.notificationVersion.map { ": post it to /v1/apple/notifications/v\($0)" } ?? ""
+            let endpoint = error.notificationVersion.map { ": post it to /v1/apple/notifications/v\($0.rawValue)" } ?? ""
             self.init(status: status, code: error.code.rawValue, title: Self.title(error.code.rawValue), detail: error.message + endpoint)
         case let error as EventStoreError:
             switch error.code {

@@ -8,12 +8,15 @@ import Testing
 struct JSONSyntaxFaultTests {
     @Test(arguments: [
         ("", "it is empty"),
-        (" \n ", "it is empty"),
+        (" \n ", "it holds only whitespace"),
         (#"{"user_id":"u1","#, "the text ends early: expected a field name in double quotes (line 1, column 17)"),
         (#"{"user_id" "u1"}"#, "expected ':' after the field name, found '\"' (line 1, column 12)"),
         (#"{'user_id':"u1"}"#, "expected a field name in double quotes, found ''' (line 1, column 2)"),
+        ("\u{FEFF}{'user_id':\"u1\"}", "expected a field name in double quotes, found ''' (line 1, column 2)"),
         (#"{user_id:"u1"}"#, "expected a field name in double quotes, found 'u' (line 1, column 2)"),
         ("{\n  \"a\": 1\n  \"b\": 2\n}", "expected ',' or '}', found '\"' (line 3, column 3)"),
+        // Columns count characters, not bytes: é and a combining accent before the fault.
+        ("{\"caf\u{E9}\u{301}\": 1, \"b\": x}", "expected a value, found 'x' (line 1, column 19)"),
         (#"[1, 2 3]"#, "expected ',' or ']', found '3' (line 1, column 7)"),
         (#"{"a":1,,}"#, "expected a field name in double quotes, found ',' (line 1, column 8)"),
         (#"[1,,]"#, "expected a value, found ',' (line 1, column 4)"),
@@ -25,10 +28,15 @@ struct JSONSyntaxFaultTests {
         ("{\"a\": \"x\ny\"}", "a control character (0x0A) must be escaped inside a string (line 1, column 9)"),
         (#"{"a": "\x"}"#, "'x' cannot follow a backslash (line 1, column 8)"),
         (#"{"a": "\u12g4"}"#, "\\u must be followed by four hexadecimal digits (line 1, column 8)"),
+        (#"{"a": "\u12"#, "\\u must be followed by four hexadecimal digits (line 1, column 8)"),
+        (#"["\ud800"]"#, "\\uD800 is the first half of a surrogate pair without the second (line 1, column 3)"),
+        (#"["\ud800\u0041"]"#, "\\uD800 is the first half of a surrogate pair without the second (line 1, column 3)"),
+        (#"["\udc00"]"#, "\\uDC00 is the second half of a surrogate pair without the first (line 1, column 3)"),
         (#"{"a": 012}"#, "a number cannot start with 0 (line 1, column 7)"),
         (#"{"a": 1.}"#, "expected a digit after the decimal point, found '}' (line 1, column 9)"),
         (#"{"a": 1e}"#, "expected a digit in the number's exponent, found '}' (line 1, column 9)"),
         (#"{"a": -}"#, "expected a digit, found '}' (line 1, column 8)"),
+        (#"{"a": -"#, "the text ends early: expected a digit (line 1, column 8)"),
         (#"{"a": 1} {"#, "more after the JSON value, found '{' (line 1, column 10)"),
         ("{\"a\": 1}\u{0}", "more after the JSON value, found byte 0x00 (line 1, column 9)"),
     ])
@@ -41,6 +49,7 @@ struct JSONSyntaxFaultTests {
     @Test(arguments: [
         #"{}"#, #"[]"#, #" { "a" : [ 1 , -0.5e+3 , 2E-2 , true , false , null , "x\"\\\/\b\f\n\r\t\u00e9" ] } "#,
         #"{"a":{"b":[{},[]]},"c":""}"#, "\"caf\u{E9}\"", "0", "-12", "[[[[[[]]]]]]",
+        #"["\ud83d\ude00"]"#, "[\"\u{1F600}\"]",
         // Foundation's liberties: a comma before the close, a byte order mark.
         #"{"a":1,}"#, #"[1, [2,],]"#, "\u{FEFF}{\"a\":1}",
     ])
@@ -58,19 +67,42 @@ struct JSONSyntaxFaultTests {
         }
     }
 
-    /// Nesting is scanned without recursion: a body of nothing but brackets, up to the body limit,
-    /// is answered, not a crashed server.
-    @Test func deepNestingIsScannedWithoutRecursion() throws {
-        let depth = 1 << 20
-        let fault = try #require(JSONSyntaxFault.find(in: [UInt8](repeating: UInt8(ascii: "["), count: depth)))
-        #expect(fault.description == "the text ends early: expected a value (line 1, column \(depth + 1))")
-        let closed = [UInt8](repeating: UInt8(ascii: "["), count: depth) + [UInt8](repeating: UInt8(ascii: "]"), count: depth)
-        #expect(JSONSyntaxFault.find(in: closed) == nil)
+    /// Nesting is limited as the decoder limits it, and scanned without recursion: a body of
+    /// nothing but brackets, up to the body limit, is answered, not a crashed server.
+    @Test func nestingStopsWhereTheDecodersDoes() throws {
+        func nested(_ depth: Int) -> [UInt8] {
+            [UInt8](repeating: UInt8(ascii: "["), count: depth) + [UInt8](repeating: UInt8(ascii: "]"), count: depth)
+        }
+        let limit = JSONSyntaxFault.maximumDepth
+        #expect(JSONSyntaxFault.find(in: nested(limit)) == nil)
+        #expect((try? JSONDecoder().decode(Nested.self, from: Data(nested(limit)))) != nil)
+        let deeper = try #require(JSONSyntaxFault.find(in: nested(limit + 1)))
+        #expect(deeper.description == "arrays and objects nest deeper than 512 levels here (line 1, column 513)")
+        #expect((try? JSONDecoder().decode(Nested.self, from: Data(nested(limit + 1)))) == nil)
+        #expect(JSONSyntaxFault.find(in: nested(1 << 20))?.column == 513)
+    }
+
+    /// An array of arrays, as deep as the input.
+    struct Nested: Decodable {
+        init(from decoder: any Decoder) throws {
+            var container = try decoder.unkeyedContainer()
+            while !container.isAtEnd { _ = try container.decode(Nested.self) }
+        }
+    }
+
+    /// Bytes that are not UTF-8 are a fault; UTF-16, which the decoder converts, is not scanned.
+    @Test func encodingsAreJudgedAsTheDecoderJudgesThem() throws {
+        let invalid: [UInt8] = Array(#"{"a": ""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8)
+        #expect(JSONSyntaxFault.find(in: invalid)?.description == "byte 0xC3 is not UTF-8 (line 1, column 8)")
+        #expect((try? JSONSerialization.jsonObject(with: Data(invalid))) == nil)
+        let utf16 = Array(#"{"a": 'x'}"#.data(using: .utf16) ?? Data())
+        #expect(utf16.first == 0xFF || utf16.first == 0xFE)
+        #expect(JSONSyntaxFault.find(in: utf16) == nil)
     }
 
     /// Every prefix of a JSON text is either JSON itself or a fault both parsers see.
     @Test func everyPrefixOfAnObjectAgreesWithFoundation() throws {
-        let text = Array(#"{"user_id": "u1", "n": [1, -2.5e3, true, null], "s": "a\"b\u00e9"}"#.utf8)
+        let text = Array((#"{"user_id": "u1", "n": [1, -2.5e3, true, null], "s": "a\"b\u00e9\ud83d\ude00", "t": ""# + "\u{E9}\u{1F600}" + #""}"#).utf8)
         for end in 0...text.count {
             let prefix = Array(text[..<end])
             let foundation = (try? JSONSerialization.jsonObject(with: Data(prefix), options: .fragmentsAllowed)) != nil
