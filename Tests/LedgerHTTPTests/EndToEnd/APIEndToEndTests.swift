@@ -313,6 +313,13 @@ struct APIEndToEndTests {
                 let name = body.contains("signedRenewalInfo") ? "signedRenewalInfo" : body.contains("userId") ? "userId" : body.contains("note") ? "note" : "why"
                 #expect(try h.object(refused)["detail"] as? String == "unknown field \(name); this endpoint takes \(takes)", "\(path)")
             }
+            // curl's -d alone labels the body form-urlencoded; it is read as JSON all the same.
+            let form = try await h.client.execute(
+                uri: "/v1/apple/transactions", method: .post,
+                headers: [.authorization: "Bearer \(H.ingestKey)", .contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(string: #"{"user_id":"u1","signed_transaction":"x","extra":1}"#)
+            )
+            #expect(try h.object(form)["detail"] as? String == "unknown field extra; this endpoint takes user_id, signed_transaction, signed_renewal_info")
             // Text that is not JSON is told where it stops being JSON, not only that it is not.
             let quoted = try await h.request(.post, "/v1/apple/transactions", key: H.ingestKey, json: "{\n  'user_id': \"u1\"\n}")
             #expect(try h.object(quoted)["detail"] as? String == "not valid JSON: expected a field name in double quotes, found ''' (line 2, column 3)")
