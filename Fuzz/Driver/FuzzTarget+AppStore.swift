@@ -17,6 +17,8 @@ extension FuzzTarget {
     /// UTF-16 or UTF-32 byte order mark is another encoding to Foundation, and not scanned), and a
     /// fault's place is inside the input.
     static func jsonSyntax(_ text: Data) {
+        // Foundation's decoder itself, as every untrusted body meets it (it has trapped on such input).
+        _ = try? JSONDecoder().decode([String: Int].self, fromUntrusted: text)
         let fault = JSONSyntaxFault.find(in: text)
         if let fault {
             guard fault.offset >= 0, fault.offset <= text.count, fault.line >= 1, fault.column >= 1, fault.column <= fault.offset + 1 else {

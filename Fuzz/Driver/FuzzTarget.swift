@@ -20,7 +20,8 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case redaction
     /// Stored facts and read-model documents (first byte picks the type): the scanner against `JSONDecoder`.
     case stored
-    /// Any bytes through `JSONSyntaxFault`: no fault in what Foundation parses, and a fault's place inside the input.
+    /// Any bytes through the untrusted decode and `JSONSyntaxFault`: no trap, no fault in what
+    /// Foundation parses, and a fault's place inside the input.
     case jsonSyntax = "json-syntax"
 
     /// The target named by `SUBLEDGER_FUZZ_TARGET`; the process stops with the list if it names none.

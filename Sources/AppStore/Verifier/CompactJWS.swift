@@ -69,7 +69,7 @@ struct CompactJWS: Sendable {
         }
         let decoded: Header
         do {
-            decoded = try JSONDecoder().decode(Header.self, from: Data(headerBytes))
+            decoded = try JSONDecoder().decode(Header.self, fromUntrusted: Data(headerBytes))
         } catch {
             throw AppStoreError(.invalidFormat, "JWS header is not a JSON object with string alg and x5c")
         }

@@ -165,7 +165,7 @@ public final class SignedDataVerifier: Sendable {
             envelope = ResponseBodyV2(signedPayload: plain)
         } else {
             do {
-                envelope = try JSONDecoder().decode(ResponseBodyV2.self, from: body)
+                envelope = try JSONDecoder().decode(ResponseBodyV2.self, fromUntrusted: body)
             } catch {
                 let fault = (error as? DecodingError)?.syntaxFault(in: body).map { " (not valid JSON: \($0))" } ?? ""
                 throw AppStoreError(.malformedBody, "notification body is not a JSON object with a signedPayload string\(fault)")
@@ -260,7 +260,7 @@ public final class SignedDataVerifier: Sendable {
         // text to the same value and leaves everything else (and every error) to JSONDecoder.
         if let payload = Payload.scanned(from: data) { return payload }
         do {
-            return try JSONDecoder().decode(Payload.self, from: data)
+            return try JSONDecoder().decode(Payload.self, fromUntrusted: data)
         } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
             throw AppStoreError(.invalidFormat, "\(Payload.kind) JWS payload is not JSON")
         } catch DecodingError.typeMismatch(_, let context) where context.codingPath.isEmpty {

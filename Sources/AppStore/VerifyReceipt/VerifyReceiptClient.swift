@@ -169,7 +169,7 @@ public struct VerifyReceiptClient: ReceiptValidating {
         let received = Data(bytes.readableBytesView)
         var decoded: VerifyReceiptResponse
         do {
-            decoded = try JSONDecoder().decode(VerifyReceiptResponse.self, from: received)
+            decoded = try JSONDecoder().decode(VerifyReceiptResponse.self, fromUntrusted: received)
         } catch {
             // Where the body differs from Apple's documented shape, without the decoder's Swift text.
             throw AppStoreError(.invalidResponse, "verifyReceipt at \(url) answered HTTP 200 with a body that is not verifyReceipt JSON (\(received.count) bytes\((error as? DecodingError).map { ": " + $0.summary } ?? ""))")

@@ -96,7 +96,7 @@ public final class SubscriptionLedger: Sendable {
         let now = clock.now()
         let notification: NotificationV1
         do {
-            notification = try JSONDecoder().decode(NotificationV1.self, from: body)
+            notification = try JSONDecoder().decode(NotificationV1.self, fromUntrusted: body)
         } catch let error as DecodingError {
             throw LedgerError(.malformedBody, "the body is not an App Store Server Notification V1: \(error.summary(of: body))")
         } catch {

@@ -146,9 +146,10 @@ public struct LedgerRoutes: Sendable {
     /// What of a body refused at the V2 endpoint is stored: a V1 body posted there by mistake
     /// carries the shared secret, so every `password` value is redacted as at the V1 endpoint. The
     /// rewrite leaves every other byte as sent; a body with a NUL byte, which the V1 redaction would
-    /// re-encode or replace (it is not UTF-8 JSON, which is what Apple sends), is kept as sent.
+    /// re-encode or replace (it is not UTF-8 JSON, which is what Apple sends), is kept as sent unless
+    /// it may name a password.
     static func keptV2(_ body: Data) -> Data {
-        body.contains(0) ? body : NotificationV1.redactingPassword(in: body)
+        body.contains(0) && !NotificationV1.mayNamePassword(body) ? body : NotificationV1.redactingPassword(in: body)
     }
 
     /// A webhook: verification and password failures are answered 400/401 and recorded as rejections,
@@ -225,14 +226,14 @@ public struct LedgerRoutes: Sendable {
         let body = Data(buffer: buffer)
         do {
             // Unknown fields first: a misspelt required one is named as sent, not only as missing.
-            if let sent = try? JSONDecoder().decode(FieldNames.self, from: body).names,
+            if let sent = try? JSONDecoder().decode(FieldNames.self, fromUntrusted: body).names,
                let unknown = sent.sorted().first(where: { !T.fieldNames.contains($0) }) {
                 throw Problem(
                     status: .badRequest, code: "malformed_body", title: "Malformed body",
                     detail: "unknown field \(Problem.bounded(unknown, to: 64)); this endpoint takes \(T.fieldNames.joined(separator: ", "))"
                 )
             }
-            return try JSONDecoder().decode(T.self, from: body)
+            return try JSONDecoder().decode(T.self, fromUntrusted: body)
         } catch let error as DecodingError {
             throw Problem.malformedBody(error, body: body)
         }

@@ -1,3 +1,4 @@
+import AppStore
 import EventStore
 import Foundation
 import Hummingbird
@@ -38,7 +39,7 @@ struct JSONFragment: Encodable, Sendable {
     let value: JSONValue
 
     init(_ data: Data) {
-        value = (try? JSONDecoder().decode(JSONValue.self, from: data)) ?? .null
+        value = (try? JSONDecoder().decode(JSONValue.self, fromUntrusted: data)) ?? .null
     }
 
     func encode(to encoder: any Encoder) throws { try value.encode(to: encoder) }

@@ -93,7 +93,7 @@ struct VerifyCommand: AsyncParsableCommand {
         var signedPayload = text
         var isNotification = false
         if text.hasPrefix("{") {
-            guard let object = try? JSONDecoder().decode(ResponseBodyV2.self, from: Data(text.utf8)), let payload = object.signedPayload else {
+            guard let object = try? JSONDecoder().decode(ResponseBodyV2.self, fromUntrusted: Data(text.utf8)), let payload = object.signedPayload else {
                 throw AppStoreError(.malformedBody, "JSON input is not a notification body with a signedPayload")
             }
             signedPayload = payload

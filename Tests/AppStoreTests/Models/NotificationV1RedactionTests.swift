@@ -62,6 +62,22 @@ struct NotificationV1RedactionTests {
         #expect(String(decoding: NotificationV1.redactingPassword(in: broken), as: UTF8.self) == #"{"password":"[redacted]"}"#)
     }
 
+    /// A hand-written body with single or curly quotes is not JSON, so the scan finds no key in it;
+    /// one that may name a password is not kept at all, one that cannot is kept as sent.
+    @Test(arguments: [
+        "{'notification_type':'DID_RENEW','bid':'com.example.app','password':'s3cr3t-shared'}",
+        "{\u{201C}PASSWORD\u{201D}: \u{201C}s3cr3t-shared\u{201D}}",
+        #"{p\u0061ssword: "s3cr3t-shared"}"#,
+    ])
+    func aBodyThatIsNotJSONAndMayNameAPasswordIsNotKept(_ body: String) {
+        #expect(Self.redacted(body) == #"{"password":"[redacted]"}"#)
+    }
+
+    @Test func aBodyThatIsNotJSONAndNamesNoPasswordIsKeptAsSent() {
+        let body = "{'notification_type':'DID_RENEW','bid':'com.example.app'}"
+        #expect(Self.redacted(body) == body)
+    }
+
     @Test func theWordPasswordAsAValueOrInsideAStringIsLeftAlone() {
         let body = #"{"note":"password","hint":"say \"password\": here","password":"s3cret"}"#
         #expect(Self.redacted(body) == #"{"note":"password","hint":"say \"password\": here","password":"[redacted]"}"#)

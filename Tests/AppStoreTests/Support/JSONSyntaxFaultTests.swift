@@ -82,6 +82,23 @@ struct JSONSyntaxFaultTests {
         #expect(JSONSyntaxFault.find(in: nested(1 << 20))?.column == 513)
     }
 
+    /// The decoder traps on a text ending on the `[` of its 513th level; the untrusted decode refuses
+    /// any text ending on an opening bracket first, as not JSON, and the fault scan says why.
+    @Test func aTextEndingOnAnOpeningBracketNeverReachesTheDecoder() throws {
+        for text in [String(repeating: "[", count: 513), #"{"a":"# + String(repeating: "[", count: 512), "{", "[1, {"] {
+            do {
+                _ = try JSONDecoder().decode(Nested.self, fromUntrusted: Data(text.utf8))
+                Issue.record("decoded \(text.prefix(20))")
+            } catch let error as DecodingError {
+                guard case .dataCorrupted(let context) = error else { Issue.record("\(error)"); continue }
+                #expect(context.codingPath.isEmpty)
+            }
+        }
+        let error = DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: ""))
+        #expect(error.summary(of: Array(String(repeating: "[", count: 513).utf8))
+            == "not valid JSON: arrays and objects nest deeper than 512 levels here (line 1, column 513)")
+    }
+
     /// An array of arrays, as deep as the input.
     struct Nested: Decodable {
         init(from decoder: any Decoder) throws {

@@ -58,6 +58,36 @@ struct APIEndToEndTests {
         }
     }
 
+    /// Foundation's JSONDecoder traps (killing the server) on a text that ends on the `[` opening
+    /// its 513th level. No endpoint hands it such a text: each answers 400 and the server goes on,
+    /// whether the brackets are the body, follow a field, or are a JWS header or payload.
+    @Test func aBodyEndingOnTheBracketPastTheDecodersDepthIsRefusedNotFatal() async throws {
+        try await H.run(.sqlite) { h in
+            let deep = String(repeating: "[", count: 513)
+            let segment = Data(deep.utf8).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            let posts: [(String, String?, String)] = [
+                ("/v1/apple/notifications/v2", nil, deep),
+                ("/v1/apple/notifications/v2", nil, #"{"signedPayload": "#.appending(String(repeating: "[", count: 512))),
+                ("/v1/apple/notifications/v2", nil, #"{"signedPayload":"\#(segment).\#(segment).AAAA"}"#),
+                ("/v1/apple/notifications/v1", nil, deep),
+                ("/v1/apple/transactions", H.ingestKey, deep),
+                ("/v1/apple/transactions", H.ingestKey, #"{"user_id":"u1","signed_transaction":"\#(segment).\#(segment).AAAA"}"#),
+                ("/v1/apple/receipts", H.ingestKey, #"{"user_id": "#.appending(String(repeating: "[", count: 512))),
+                ("/v1/users/u1/grants", H.adminKey, deep),
+                ("/v1/users/u1/grants/g1/revoke", H.adminKey, deep),
+            ]
+            for (path, key, body) in posts {
+                let answer = try await h.request(.post, path, key: key, json: body)
+                #expect(answer.status == .badRequest, "\(path) \(body.prefix(40))")
+            }
+            let refused = try await h.request(.post, "/v1/apple/receipts", key: H.ingestKey, json: deep)
+            #expect(try h.object(refused)["detail"] as? String == "not valid JSON: arrays and objects nest deeper than 512 levels here (line 1, column 513)")
+            #expect(try await h.request(.get, "/health").status == .ok)
+            #expect(try await h.eventCount() == 0)
+        }
+    }
+
     /// The chain view names who owns the subscription now and its app: nobody before a user claims
     /// it, the claimant after, the new owner after a transfer, whatever moment `at` evaluates.
     @Test(arguments: TestDatabases.dialects)
@@ -234,6 +264,9 @@ struct APIEndToEndTests {
             _ = try await h.request(.post, "/v1/apple/notifications/v2", json: "binary\u{0}body")
             let bodies = try await h.store.rejections(limit: 10).map(\.body)
             #expect(bodies.contains { $0.hasPrefix("binary") }, "\(bodies)")
+            // Unless it may name a password: then the secret's key cannot be found in it, and none of it is kept.
+            _ = try await h.request(.post, "/v1/apple/notifications/v2", json: "{'password':'s3cr3t-binary'}\u{0}")
+            #expect(!(try await h.store.rejections(limit: 20)).contains { $0.body.contains("s3cr3t-binary") })
             // One over the signed input's 64 KiB limit is told the same, not only that it is too large.
             let long = v1.replacingOccurrences(of: #""environment":"Sandbox""#, with: #""environment":"Sandbox","latest_receipt":"\#(String(repeating: "A", count: 70_000))""#)
             let large = try await h.request(.post, "/v1/apple/notifications/v2", json: long)

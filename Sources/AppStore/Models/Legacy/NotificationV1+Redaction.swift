@@ -12,15 +12,28 @@ extension NotificationV1 {
     /// as an event or as a rejection. The bytes are rewritten in place so the rest of Apple's text
     /// stays exact. A body with a NUL byte (UTF-16 or UTF-32, which the decoder also reads) is
     /// re-encoded as UTF-8 first, its one departure from the text as sent, or replaced by a
-    /// placeholder object when it is not JSON at all.
+    /// placeholder object when it is not JSON at all; so is UTF-8 text that is not JSON and could
+    /// name a password (its quotes may not be JSON's, so the scan cannot find the key).
     public static func redactingPassword(in body: Data) -> Data {
         let redacted = body.contains(0) ? reencoded(body) : rewritten(body)
         // A last check with the decoder the ledger reads bodies with: no password but the placeholder.
-        if let decoded = try? JSONDecoder().decode(NotificationV1.self, from: redacted),
+        if let decoded = try? JSONDecoder().decode(NotificationV1.self, fromUntrusted: redacted),
            let password = decoded.password, password != redactedPassword {
             return placeholder
         }
+        // Text that is not JSON (a body hand-written with single or curly quotes) has no strings the
+        // scan can find a key in; if it may name a password at all, none of it is kept.
+        if (try? JSONSerialization.jsonObject(with: redacted, options: .fragmentsAllowed)) == nil, mayNamePassword(redacted) {
+            return placeholder
+        }
         return redacted
+    }
+
+    /// Whether `text` spells `password` in any letter case, or holds a `\u` escape that could: a
+    /// body that does not cannot carry the shared secret under its key.
+    public static func mayNamePassword(_ text: Data) -> Bool {
+        let lowered = text.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 + 32 : $0 }
+        return lowered.firstRange(of: Array("password".utf8)) != nil || lowered.firstRange(of: Array("\\u".utf8)) != nil
     }
 
     private static var placeholder: Data { Data(#"{"password":"\#(redactedPassword)"}"#.utf8) }
