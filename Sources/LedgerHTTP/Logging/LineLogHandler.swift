@@ -51,12 +51,14 @@ public struct LineLogHandler: LogHandler {
     /// One line: time (UTC, milliseconds), level, label, the metadata sorted by key, the source module and the message.
     ///
     /// Control characters in the metadata and the message are escaped (a line break as `\n`), so text
-    /// a client sent, quoted in an error, cannot end the line and write one of its own.
+    /// a client sent, quoted in an error, cannot end the line and write one of its own; a value with a
+    /// space, `=` or `"` is written in double quotes (`error="unknown field x"`), so it cannot pass for
+    /// fields of its own (`request_id=forged`).
     public static func line(date: Date, level: Logger.Level, label: String, metadata: Logger.Metadata, source: String, message: String) -> String {
         var line = date.formatted(timestampStyle)
         line += " \(level) \(label) :"
         for key in metadata.keys.sorted() {
-            if let value = metadata[key] { line += " \(escaped(key))=\(escaped("\(value)"))" }
+            if let value = metadata[key] { line += " \(escaped(key))=\(quoted(escaped("\(value)")))" }
         }
         line += " [\(source)] \(escaped(message))\n"
         return line
@@ -82,6 +84,15 @@ public struct LineLogHandler: LogHandler {
             }
         }
         return changed ? result : text
+    }
+
+    /// An escaped value as it is written: in double quotes, its own escaped, when it has a space, `=`
+    /// or `"` or is empty; itself otherwise.
+    static func quoted(_ value: String) -> String {
+        guard value.isEmpty || value.utf8.contains(where: { $0 == 0x20 || $0 == UInt8(ascii: "=") || $0 == UInt8(ascii: "\"") }) else {
+            return value
+        }
+        return "\"" + value.replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 
     private static let timestampStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)

@@ -173,7 +173,7 @@ struct RequestLogTests {
         )
         #expect(line.filter { $0 == "\n" || $0 == "\r" }.count == 1)
         #expect(line.hasSuffix("\n"))
-        #expect(line.contains(#"error=bad bundle id x\n2026-11-23T12:00:00.000Z critical"#))
+        #expect(line.contains(#"error="bad bundle id x\n2026-11-23T12:00:00.000Z critical"#))
         #expect(line.contains(#"[LedgerHTTP] request\rfailed\u{1b}[2J"#))
         // C1 controls and Unicode's line separators too; a backslash is escaped so a sent "\n" differs.
         func message(_ text: String) -> String {
@@ -182,6 +182,16 @@ struct RequestLogTests {
         }
         #expect(message("a\u{85}b\u{9B}c\u{2028}d\u{2029}e \\n café") == #"a\u{85}b\u{9b}c\u{2028}d\u{2029}e \\n café"#)
         #expect(message("plain café") == "plain café")
+    }
+
+    /// A value with spaces is quoted, so text a client sent cannot pass for fields of its own.
+    @Test func aValueWithSpacesOrEqualsSignsIsQuotedSoItCannotForgeFields() {
+        let line = LineLogHandler.line(
+            date: Date(timeIntervalSince1970: 0), level: .warning, label: "l",
+            metadata: ["error": #"unknown field "a status=200 request_id=forged""#, "request_id": "r1", "empty": "", "route": "/v1/events"],
+            source: "s", message: "m"
+        )
+        #expect(line.contains(#" empty="" error="unknown field \"a status=200 request_id=forged\"" request_id=r1 route=/v1/events [s] m"#), "\(line)")
     }
 
     @Test func metadataFromTheProviderAndTheCallJoinTheLoggersOwn() {
