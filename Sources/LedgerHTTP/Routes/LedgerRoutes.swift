@@ -226,17 +226,27 @@ public struct LedgerRoutes: Sendable {
         let body = Data(buffer: buffer)
         do {
             // Unknown fields first: a misspelt required one is named as sent, not only as missing.
-            if let sent = try? JSONDecoder().decode(FieldNames.self, fromUntrusted: body).names,
-               let unknown = sent.sorted().first(where: { !T.fieldNames.contains($0) }) {
-                throw Problem(
-                    status: .badRequest, code: "malformed_body", title: "Malformed body",
-                    detail: "unknown field \(Problem.bounded(unknown, to: 64)); this endpoint takes \(T.fieldNames.joined(separator: ", "))"
-                )
+            if let sent = try? JSONDecoder().decode(FieldNames.self, fromUntrusted: body).names {
+                // Every unknown name, quoted as JSON writes it (an empty or odd name stays visible).
+                let unknown = Set(sent).subtracting(T.fieldNames).sorted()
+                if !unknown.isEmpty {
+                    let names = unknown.prefix(10).map { Self.quotedName(Problem.bounded($0, to: 64)) }.joined(separator: ", ")
+                    let more = unknown.count > 10 ? " and \(unknown.count - 10) more" : ""
+                    throw Problem(
+                        status: .badRequest, code: "malformed_body", title: "Malformed body",
+                        detail: "unknown field\(unknown.count == 1 ? "" : "s") \(names)\(more); this endpoint takes \(T.fieldNames.joined(separator: ", "))"
+                    )
+                }
             }
             return try JSONDecoder().decode(T.self, fromUntrusted: body)
         } catch let error as DecodingError {
             throw Problem.malformedBody(error, body: body)
         }
+    }
+
+    /// A field name in double quotes with JSON's escapes, as the client wrote it.
+    static func quotedName(_ name: String) -> String {
+        (try? LedgerRequestContext.jsonEncoder.encode(name)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\(name)\""
     }
 
     static func requireUser(_ user: String) throws {

@@ -67,7 +67,7 @@ struct OpenAPIContractTests {
                 values["zz_extra"] = "x"
                 let extra = try h.object(try await h.request(.post, url, key: key, json: String(decoding: try JSONSerialization.data(withJSONObject: values), as: UTF8.self)))
                 let detail = try #require(extra["detail"] as? String, "\(path)")
-                #expect(detail.hasPrefix("unknown field zz_extra; this endpoint takes "), "\(path): \(detail)")
+                #expect(detail.hasPrefix("unknown field \"zz_extra\"; this endpoint takes "), "\(path): \(detail)")
                 let taken = detail.components(separatedBy: "takes ").last?.components(separatedBy: ", ") ?? []
                 #expect(Set(taken) == fields, "\(path): the server takes \(taken.sorted()), the spec lists \(fields.sorted())")
             }

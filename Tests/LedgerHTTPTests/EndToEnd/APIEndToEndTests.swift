@@ -344,7 +344,7 @@ struct APIEndToEndTests {
                 let refused = try await h.request(.post, path, key: path.hasPrefix("/v1/users") ? H.adminKey : H.ingestKey, json: body)
                 #expect(refused.status == .badRequest, "\(path)")
                 let name = body.contains("signedRenewalInfo") ? "signedRenewalInfo" : body.contains("userId") ? "userId" : body.contains("note") ? "note" : "why"
-                #expect(try h.object(refused)["detail"] as? String == "unknown field \(name); this endpoint takes \(takes)", "\(path)")
+                #expect(try h.object(refused)["detail"] as? String == "unknown field \"\(name)\"; this endpoint takes \(takes)", "\(path)")
             }
             // curl's -d alone labels the body form-urlencoded; it is read as JSON all the same.
             let form = try await h.client.execute(
@@ -352,7 +352,11 @@ struct APIEndToEndTests {
                 headers: [.authorization: "Bearer \(H.ingestKey)", .contentType: "application/x-www-form-urlencoded"],
                 body: ByteBuffer(string: #"{"user_id":"u1","signed_transaction":"x","extra":1}"#)
             )
-            #expect(try h.object(form)["detail"] as? String == "unknown field extra; this endpoint takes user_id, signed_transaction, signed_renewal_info")
+            #expect(try h.object(form)["detail"] as? String == "unknown field \"extra\"; this endpoint takes user_id, signed_transaction, signed_renewal_info")
+            // Every unknown name is listed, quoted, so an empty one or a whole camelCased body shows in one answer.
+            let camel = try await h.request(.post, "/v1/apple/transactions", key: H.ingestKey, json: #"{"userId":"u1","signedTransaction":"x","":1}"#)
+            #expect(try h.object(camel)["detail"] as? String
+                == #"unknown fields "", "signedTransaction", "userId"; this endpoint takes user_id, signed_transaction, signed_renewal_info"#)
             // Text that is not JSON is told where it stops being JSON, not only that it is not.
             let quoted = try await h.request(.post, "/v1/apple/transactions", key: H.ingestKey, json: "{\n  'user_id': \"u1\"\n}")
             #expect(try h.object(quoted)["detail"] as? String == "not valid JSON: expected a field name in double quotes, found ''' (line 2, column 3)")
