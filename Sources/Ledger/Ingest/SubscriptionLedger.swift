@@ -102,6 +102,12 @@ public final class SubscriptionLedger: Sendable {
         } catch {
             throw LedgerError(.malformedBody, "the body is not an App Store Server Notification V1")
         }
+        // The decoder checks only what the model reads; the body is kept as sent, so all of it must
+        // be JSON (a raw tab or a byte that is not UTF-8 in a field the server ignores would be kept
+        // as text that does not parse). UTF-16 and UTF-32 bodies are re-encoded when kept.
+        if !body.contains(0), let fault = JSONSyntaxFault.find(in: body) {
+            throw LedgerError(.malformedBody, "the body is not an App Store Server Notification V1: not valid JSON: \(fault)")
+        }
         guard let bundleId = notification.bid else {
             // A V2 body posted here (a webhook URL set up for the wrong version) says so.
             if ((try? JSONSerialization.jsonObject(with: body)) as? [String: Any])?["signedPayload"] is String {

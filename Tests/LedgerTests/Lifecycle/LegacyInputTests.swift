@@ -708,6 +708,11 @@ struct LegacyInputTests {
         (#"{"notification_type":"","password":"s3cret","bid":"com.example.app","environment":"Sandbox","unified_receipt":{"status":0}}"#, "no notification_type"),
         (#"{"notification_type":"INITIAL_BUY","password":"s3cret","bid":"com.example.app","unified_receipt":{"status":"zero"}}"#, "unified_receipt.status must be an integer"),
         (#"{"notification_type":"INITIAL_BUY","#, "not valid JSON: the text ends early: expected a field name in double quotes (line 1, column 36)"),
+        // Faults in a field the server does not read: the decoder passes them, the kept body may not hold them.
+        ("{\"notification_type\":\"DID_RENEW\",\"password\":\"s3cret\",\"bid\":\"com.example.app\",\"note\":\"a\tb\"}",
+         "not valid JSON: a control character (0x09) must be escaped inside a string (line 1, column 87)"),
+        (#"{"notification_type":"DID_RENEW","password":"s3cret","bid":"com.example.app","note":"\q"}"#,
+         "not valid JSON: 'q' cannot follow a backslash (line 1, column 86)"),
         ("{}", "the body has no bid (the app's bundle id)"),
         (#"{"notification_type":"DID_RENEW","password":"s3cret"}"#, "the body has no bid"),
         (#"{"notification_type":"DID_RENEW","unified_receipt":{"signedPayload":"x"}}"#, "the body has no bid"),
