@@ -47,7 +47,7 @@ enum PasswordRedaction {
         return (decoded as? String)?.lowercased() == "password"
     }
 
-    private static func asciiLowercased(_ byte: UInt8) -> UInt8 {
+    static func asciiLowercased(_ byte: UInt8) -> UInt8 {
         (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
     }
 

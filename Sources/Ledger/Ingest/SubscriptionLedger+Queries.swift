@@ -109,7 +109,7 @@ extension SubscriptionLedger {
     public func chainOwner(originalTransactionId: String) async throws -> String? {
         try await LedgerMetrics.timed(metrics.readChainOwner) {
             try await store.document(model: ReadModel.chainOwner, key: originalTransactionId)
-                .map { try JSONDecoder().decode(OwnerDocument.self, from: $0).userId }
+                .map { try OwnerDocument.decode(from: $0).userId }
         }
     }
 

@@ -96,7 +96,7 @@ final class TransactionDocuments: LedgerDocuments {
     /// The chain's owner, read under the owner document's lock.
     func lockAndReadOwner(chain: String) async throws -> OwnerDocument? {
         try await lockAndRead(DocumentKey(model: ReadModel.chainOwner, key: chain))
-            .map { try JSONDecoder().decode(OwnerDocument.self, from: $0) }
+            .map { try OwnerDocument.decode(from: $0) }
     }
 
     /// The user's fold state as this transaction sees it (read under its document's lock); empty for

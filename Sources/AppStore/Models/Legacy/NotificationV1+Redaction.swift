@@ -32,7 +32,7 @@ extension NotificationV1 {
     /// Whether `text` spells `password` in any letter case, or holds a `\u` escape that could: a
     /// body that does not cannot carry the shared secret under its key.
     public static func mayNamePassword(_ text: Data) -> Bool {
-        let lowered = text.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 + 32 : $0 }
+        let lowered = text.map(PasswordRedaction.asciiLowercased)
         return lowered.firstRange(of: Array("password".utf8)) != nil || lowered.firstRange(of: Array("\\u".utf8)) != nil
     }
 

@@ -10,4 +10,9 @@ extension OwnerDocument {
         writer.endObject()
         return Data(writer.bytes)
     }
+
+    /// The owner a stored document names (one format, read by ingestion and by the chain view).
+    static func decode(from data: Data) throws -> OwnerDocument {
+        try JSONDecoder().decode(OwnerDocument.self, from: data)
+    }
 }
