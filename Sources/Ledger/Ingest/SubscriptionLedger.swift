@@ -453,7 +453,7 @@ public final class SubscriptionLedger: Sendable {
             let start = max(1, end - page + 1)
             let events = try await store.readStream(stream, from: start, limit: Int(end - start + 1))
             let found = events.last {
-                $0.type == LedgerEventType.receiptValidated && (try? JSONDecoder().decode(FactApp.self, from: $0.data))?.bundleId == bundleId
+                $0.type == LedgerEventType.receiptValidated && (try? JSONDecoder().decode(FactApp.self, fromUntrusted: $0.data))?.bundleId == bundleId
             }
             if let found { return found }
             end = start - 1

@@ -50,11 +50,11 @@ public struct ProjectableEvent: Sendable {
                  LedgerEventType.transaction, LedgerEventType.receiptValidated:
                 body = .fact(try AppleFact.decode(from: event.data, decoder: decoder, includingRaw: false))
             case LedgerEventType.userLinked, LedgerEventType.userUnlinked:
-                body = .link(try decoder.decode(UserLink.self, from: event.data))
+                body = .link(try decoder.decode(UserLink.self, fromUntrusted: event.data))
             case LedgerEventType.entitlementGranted:
-                body = .grant(try decoder.decode(ManualGrant.self, from: event.data))
+                body = .grant(try decoder.decode(ManualGrant.self, fromUntrusted: event.data))
             case LedgerEventType.entitlementRevoked:
-                body = .revoke(try decoder.decode(ManualGrant.self, from: event.data))
+                body = .revoke(try decoder.decode(ManualGrant.self, fromUntrusted: event.data))
             default:
                 body = .other
             }

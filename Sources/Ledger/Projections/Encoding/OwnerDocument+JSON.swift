@@ -13,6 +13,6 @@ extension OwnerDocument {
 
     /// The owner a stored document names (one format, read by ingestion and by the chain view).
     static func decode(from data: Data) throws -> OwnerDocument {
-        try JSONDecoder().decode(OwnerDocument.self, from: data)
+        try JSONDecoder().decode(OwnerDocument.self, fromUntrusted: data)
     }
 }
