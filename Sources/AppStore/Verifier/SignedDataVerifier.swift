@@ -160,6 +160,9 @@ public final class SignedDataVerifier: Sendable {
                 "notification body is \(body.count) bytes, the maximum is \(configuration.maximumJWSSize + 1024) (\(configuration.maximumJWSSize) for the signed payload, 1024 for the JSON around it)"
             )
         }
+        guard !body.isEmpty else {
+            throw AppStoreError(.malformedBody, "notification body is empty; Apple posts a JSON object with a signedPayload string")
+        }
         let envelope: ResponseBodyV2
         if let plain = ResponseBodyV2.plainSignedPayload(in: body) {
             envelope = ResponseBodyV2(signedPayload: plain)

@@ -94,6 +94,9 @@ public final class SubscriptionLedger: Sendable {
     /// Records an App Store Server Notification V1 after checking its password in constant time.
     public func ingestNotificationV1(body: Data, context: IngestContext) async throws -> IngestResult {
         let now = clock.now()
+        guard !body.isEmpty else {
+            throw LedgerError(.malformedBody, "the body is empty; an App Store Server Notification V1 is a JSON object")
+        }
         let notification: NotificationV1
         do {
             notification = try JSONDecoder().decode(NotificationV1.self, fromUntrusted: body)

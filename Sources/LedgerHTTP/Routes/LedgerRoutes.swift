@@ -70,7 +70,7 @@ public struct LedgerRoutes: Sendable {
                     guard asOf.timeIntervalSince(now) <= Self.asOfClockSkew else {
                         throw Problem(
                             status: .badRequest, code: "invalid_query", title: "Invalid query",
-                            detail: "as_of is later than now, and the ledger cannot know what it will be told; to evaluate a later moment with what is known now, use at"
+                            detail: "as_of is later than now (\(APIDate.string(asOf)), against the server's \(APIDate.string(now))), and the ledger cannot know what it will be told; to evaluate a later moment with what is known now, use at"
                         )
                     }
                     asOf = now
@@ -90,8 +90,12 @@ public struct LedgerRoutes: Sendable {
             let key = try authenticator.require(.admin, request)
             let user = try Self.pathUser(context)
             let body = try await Self.decode(GrantRequest.self, request, context)
-            guard let expires = APIDate.parse(body.expires_at) else {
-                throw Problem(status: .badRequest, code: "malformed_body", title: "Malformed body", detail: "expires_at must be an RFC 3339 date-time, like 2027-01-01T00:00:00Z")
+            let expires: Date
+            switch APIDate.read(body.expires_at) {
+            case .success(let date):
+                expires = date
+            case .failure(let refusal):
+                throw Problem(status: .badRequest, code: "malformed_body", title: "Malformed body", detail: Self.dateProblem("expires_at", body.expires_at, refusal))
             }
             let grant = try await ledger.grant(
                 userId: user, entitlement: body.entitlement, expiresAt: expires, reason: body.reason,
@@ -286,13 +290,24 @@ public struct LedgerRoutes: Sendable {
 
     static func date(_ request: Request, _ name: String) throws -> Date? {
         guard let text = request.uri.queryParameters[Substring(name)] else { return nil }
-        guard let date = APIDate.parse(String(text)) else {
-            throw Problem(
-                status: .badRequest, code: "invalid_query", title: "Invalid query",
-                detail: "\(name) must be an RFC 3339 date-time, like 2026-11-21T10:00:00Z or 2026-11-21T11:00:00+01:00 (got \(Problem.bounded(String(text), to: 40)))"
-            )
+        switch APIDate.read(String(text)) {
+        case .success(let date):
+            return date
+        case .failure(let refusal):
+            throw Problem(status: .badRequest, code: "invalid_query", title: "Invalid query", detail: Self.dateProblem(name, String(text), refusal))
         }
-        return date
+    }
+
+    /// Why a date a client sent is refused, repeating what was read (up to 40 characters), so a value
+    /// mangled on the way (an unencoded `+`) shows.
+    static func dateProblem(_ name: String, _ text: String, _ refusal: APIDate.Refusal) -> String {
+        let got = Problem.bounded(text, to: 40)
+        switch refusal {
+        case .form:
+            return "\(name) must be an RFC 3339 date-time, like 2026-11-21T10:00:00Z or 2026-11-21T11:00:00+01:00 (got \(got))"
+        case .field(let reason):
+            return "\(name) names no real moment: \(reason) (got \(got))"
+        }
     }
 
     /// Refuses a query parameter the route does not take, or one given twice: a misspelt `as_of`,
@@ -318,7 +333,14 @@ public struct LedgerRoutes: Sendable {
     static func cursor(_ request: Request) throws -> EventCursor? {
         guard let text = request.uri.queryParameters["after"] else { return nil }
         guard text.contains("-"), let cursor = EventCursor(String(text)) else {
-            throw Problem(status: .badRequest, code: "invalid_query", title: "Invalid query", detail: "after must be a cursor from next_after, like 812-40 (0-0 for the start; got \(Problem.bounded(String(text), to: 40)))")
+            // A bare position is a natural guess (the events carry one), so say why it is not enough.
+            let bare = !text.isEmpty && text.isASCIIDigits
+                ? ", not a bare position: the feed is in commit order, and a position alone does not say where to resume"
+                : ""
+            throw Problem(
+                status: .badRequest, code: "invalid_query", title: "Invalid query",
+                detail: "after must be a cursor from next_after, like 812-40 (0-0 for the start)\(bare) (got \(Problem.bounded(String(text), to: 40)))"
+            )
         }
         return cursor
     }

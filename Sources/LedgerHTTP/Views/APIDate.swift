@@ -66,20 +66,34 @@ enum APIDate {
         return (year, month, day)
     }
 
-    /// Parses a query parameter; accepts with or without fractional seconds.
+    /// Why a text is not a moment the API takes.
+    enum Refusal: Error, Equatable {
+        /// The text is not `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`.
+        case form
+        /// The text has the form, but a field names no real moment; the text says which and why.
+        case field(String)
+    }
+
+    /// Parses a query parameter or a date in a body; accepts with or without fractional seconds.
+    static func parse(_ text: String) -> Date? {
+        try? read(text).get()
+    }
+
+    /// Parses like ``parse(_:)``, saying why a text is refused.
     ///
     /// The text must be a whole RFC 3339 date-time (the `Instant` pattern of `openapi.yaml`), and
     /// its calendar fields must name a real moment: Foundation's parser ignores what follows the
     /// part it read (`…Zjunk`), takes zone forms RFC 3339 has not (`UTC`, `+0200`), rolls
     /// `2026-02-30` over to March 2 and takes hour 24 and second 60, so a typo would be evaluated
-    /// at another date.
+    /// at another date. A refused field is named, since the text then looks right at a glance.
     ///
     /// Digits past the microsecond are dropped, as the store keeps no finer time: parsed whole,
     /// `.4359999` was rounded to `.436` and so counted in the next millisecond, and Foundation
     /// refuses more than nine. The moment must fall in years 0001 to 9999 once its offset is applied,
     /// so an answer can name it in RFC 3339.
-    static func parse(_ text: String) -> Date? {
-        guard isWellFormed(text) else { return nil }
+    static func read(_ text: String) -> Result<Date, Refusal> {
+        guard let fields = Fields(text) else { return .failure(.form) }
+        if let fault = fields.fault { return .failure(.field(fault)) }
         // RFC 3339 allows a lowercase `t` and `z`; Foundation's parser does not.
         var text = text.uppercased()
         if text.utf8.count > 20, text.utf8[text.utf8.index(text.utf8.startIndex, offsetBy: 19)] == UInt8(ascii: ".") {
@@ -88,10 +102,12 @@ enum APIDate {
                 text = String(text.prefix(20)) + fraction.prefix(6) + text.dropFirst(20 + fraction.count)
             }
         }
-        guard let date = (try? style.parse(text)) ?? (try? Date.ISO8601FormatStyle().parse(text)) else { return nil }
+        guard let date = (try? style.parse(text)) ?? (try? Date.ISO8601FormatStyle().parse(text)) else { return .failure(.form) }
         let milliseconds = Timestamp.milliseconds(date)
-        guard milliseconds >= firstMillisecond, milliseconds < endMillisecond else { return nil }
-        return date
+        guard milliseconds >= firstMillisecond, milliseconds < endMillisecond else {
+            return .failure(.field("it falls outside years 0001 to 9999 in UTC"))
+        }
+        return .success(date)
     }
 
     /// 0001-01-01T00:00:00Z and 10000-01-01T00:00:00Z, in milliseconds since 1970, as Foundation's
@@ -100,49 +116,78 @@ enum APIDate {
     static let firstMillisecond: Int64 = -62_135_769_600_000
     static let endMillisecond: Int64 = 253_402_300_800_000
 
-    /// Whether `text` is `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)` and nothing more, with a month,
-    /// day, hour, minute and second in range and an offset of at most 18 hours.
-    private static func isWellFormed(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        guard bytes.count >= 20 else { return false }
-        func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
-        func number(_ range: Range<Int>) -> Int? {
-            var value = 0
-            for byte in bytes[range] {
-                guard isDigit(byte) else { return nil }
-                value = value * 10 + Int(byte - UInt8(ascii: "0"))
-            }
-            return value
-        }
-        let separators: [(Int, UInt8)] = [(4, UInt8(ascii: "-")), (7, UInt8(ascii: "-")), (13, UInt8(ascii: ":")), (16, UInt8(ascii: ":"))]
-        guard separators.allSatisfy({ bytes[$0.0] == $0.1 }), bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: "t"),
-              let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
-              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-              (1...12).contains(month), hour < 24, minute < 60, second < 60
-        else { return false }
-        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
-        let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
-        guard (1...days).contains(day) else { return false }
+    /// The numbers of a text in the form `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`, before their
+    /// ranges are checked.
+    private struct Fields {
+        var year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0
+        var offsetHours = 0, offsetMinutes = 0
 
-        var at = 19
-        if bytes[at] == UInt8(ascii: ".") {
-            at += 1
-            let digitsStart = at
-            while at < bytes.count, isDigit(bytes[at]) { at += 1 }
-            guard at > digitsStart else { return false }
+        /// Nil unless `text` is the whole form and nothing more.
+        init?(_ text: String) {
+            let bytes = Array(text.utf8)
+            guard bytes.count >= 20 else { return nil }
+            func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+            func number(_ range: Range<Int>) -> Int? {
+                var value = 0
+                for byte in bytes[range] {
+                    guard isDigit(byte) else { return nil }
+                    value = value * 10 + Int(byte - UInt8(ascii: "0"))
+                }
+                return value
+            }
+            let separators: [(Int, UInt8)] = [(4, UInt8(ascii: "-")), (7, UInt8(ascii: "-")), (13, UInt8(ascii: ":")), (16, UInt8(ascii: ":"))]
+            guard separators.allSatisfy({ bytes[$0.0] == $0.1 }), bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: "t"),
+                  let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+                  let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19)
+            else { return nil }
+            (self.year, self.month, self.day, self.hour, self.minute, self.second) = (year, month, day, hour, minute, second)
+
+            var at = 19
+            if bytes[at] == UInt8(ascii: ".") {
+                at += 1
+                let digitsStart = at
+                while at < bytes.count, isDigit(bytes[at]) { at += 1 }
+                guard at > digitsStart else { return nil }
+            }
+            guard at < bytes.count else { return nil }
+            switch bytes[at] {
+            case UInt8(ascii: "Z"), UInt8(ascii: "z"):
+                guard at + 1 == bytes.count else { return nil }
+            case UInt8(ascii: "+"), UInt8(ascii: "-"):
+                guard at + 6 == bytes.count, bytes[at + 3] == UInt8(ascii: ":"),
+                      let offsetHours = number(at + 1..<at + 3), let offsetMinutes = number(at + 4..<at + 6)
+                else { return nil }
+                (self.offsetHours, self.offsetMinutes) = (offsetHours, offsetMinutes)
+            default:
+                return nil
+            }
         }
-        guard at < bytes.count else { return false }
-        switch bytes[at] {
-        case UInt8(ascii: "Z"), UInt8(ascii: "z"):
-            return at + 1 == bytes.count
-        case UInt8(ascii: "+"), UInt8(ascii: "-"):
-            guard at + 6 == bytes.count, bytes[at + 3] == UInt8(ascii: ":"),
-                  let offsetHours = number(at + 1..<at + 3), let offsetMinutes = number(at + 4..<at + 6),
-                  offsetMinutes < 60, offsetHours < 18 || (offsetHours == 18 && offsetMinutes == 0)
-            else { return false }
-            return true
-        default:
-            return false
+
+        /// What names no real moment, or nil: a month, day, hour, minute or second out of range, or
+        /// an offset over 18 hours.
+        var fault: String? {
+            guard (1...12).contains(month) else { return "there is no month \(Self.two(month))" }
+            let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+            let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+            guard day >= 1 else { return "days of a month start at 01" }
+            guard day <= days else {
+                let digits = String(year)
+                return "\(Self.months[month - 1]) \(String(repeating: "0", count: 4 - digits.count))\(digits) has \(days) days"
+            }
+            guard hour < 24 else { return "hours run from 00 to 23" }
+            guard minute < 60 else { return "minutes run from 00 to 59" }
+            guard second < 60 else { return "seconds run from 00 to 59 (a leap second is not taken)" }
+            guard offsetMinutes < 60 else { return "the offset's minutes run from 00 to 59" }
+            guard offsetHours < 18 || (offsetHours == 18 && offsetMinutes == 0) else { return "an offset is at most 18:00" }
+            return nil
         }
+
+        private static func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+
+        /// In English whatever the server's locale, as the rest of an answer is.
+        private static let months = [
+            "January", "February", "March", "April", "May", "June",
+            "July", "August", "September", "October", "November", "December",
+        ]
     }
 }

@@ -46,6 +46,30 @@ struct APIDateTests {
         #expect(APIDate.parse("1900-02-29T00:00:00Z") == nil)
     }
 
+    /// A text in the form whose field names no real moment is told which field, since it looks right
+    /// at a glance; a text not in the form is only told the form.
+    @Test(arguments: [
+        ("2026-02-30T00:00:00Z", APIDate.Refusal.field("February 2026 has 28 days")),
+        ("2024-02-30T00:00:00Z", .field("February 2024 has 29 days")),
+        ("0900-04-31T00:00:00Z", .field("April 0900 has 30 days")),
+        ("2026-13-01T00:00:00Z", .field("there is no month 13")),
+        ("2026-00-10T00:00:00Z", .field("there is no month 00")),
+        ("2026-01-00T00:00:00Z", .field("days of a month start at 01")),
+        ("2026-01-01T24:00:00Z", .field("hours run from 00 to 23")),
+        ("2026-01-01T23:60:00Z", .field("minutes run from 00 to 59")),
+        ("2026-01-01T23:59:60Z", .field("seconds run from 00 to 59 (a leap second is not taken)")),
+        ("2026-11-21T10:00:00+02:60", .field("the offset's minutes run from 00 to 59")),
+        ("2026-11-21T10:00:00+18:01", .field("an offset is at most 18:00")),
+        ("0001-01-01T00:00:00+18:00", .field("it falls outside years 0001 to 9999 in UTC")),
+        ("2026-13-01T00:00:00Zjunk", .form),
+        ("2026-1-01T00:00:00Z", .form),
+        ("2026-11-21T10:00:00+0200", .form),
+        ("2026-11-21", .form),
+    ])
+    func aRefusedFieldIsNamed(text: String, refusal: APIDate.Refusal) {
+        #expect(APIDate.read(text) == .failure(refusal))
+    }
+
     /// Foundation's parser stops where the date ends and ignores the rest, and takes zone forms
     /// RFC 3339 has not: a query date must be the whole text, as `openapi.yaml`'s pattern says.
     @Test func onlyAWholeRFC3339DateTimeParses() throws {

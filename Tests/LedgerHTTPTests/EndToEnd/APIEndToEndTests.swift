@@ -242,6 +242,51 @@ struct APIEndToEndTests {
         }
     }
 
+    /// An empty body is told so in the same words wherever a body is taken (the webhooks said "not
+    /// valid JSON: it is empty"), and a webhook's is recorded as refused with nothing appended.
+    @Test func anEmptyBodyIsToldSoAtEveryEndpointThatTakesOne() async throws {
+        try await H.run(.sqlite) { h in
+            for (path, key, detail) in [
+                ("/v1/apple/notifications/v2", nil, "notification body is empty; Apple posts a JSON object with a signedPayload string"),
+                ("/v1/apple/notifications/v1", nil, "the body is empty; an App Store Server Notification V1 is a JSON object"),
+                ("/v1/apple/transactions", H.ingestKey, "the body is empty; this endpoint takes a JSON object"),
+                ("/v1/apple/receipts", H.ingestKey, "the body is empty; this endpoint takes a JSON object"),
+                ("/v1/users/u1/grants", H.adminKey, "the body is empty; this endpoint takes a JSON object"),
+            ] as [(String, String?, String)] {
+                let response = try await h.request(.post, path, key: key, json: "")
+                #expect(response.status == .badRequest, "\(path)")
+                #expect(try h.object(response)["code"] as? String == "malformed_body", "\(path)")
+                #expect(try h.object(response)["detail"] as? String == detail, "\(path)")
+            }
+            let rejections = try await h.store.rejections(limit: 10)
+            #expect(Set(rejections.map(\.detail)) == [
+                "notification body is empty; Apple posts a JSON object with a signedPayload string",
+                "the body is empty; an App Store Server Notification V1 is a JSON object",
+            ])
+            #expect(rejections.allSatisfy { $0.code == "malformed_body" && $0.body.isEmpty })
+            #expect(try await h.eventCount() == 0)
+        }
+    }
+
+    /// A grant's `expires_at` is read like a query date: a day that does not exist is named, not
+    /// rolled over, and the text is repeated.
+    @Test func aGrantEndingOnADayThatDoesNotExistIsToldWhich() async throws {
+        try await H.run(.sqlite) { h in
+            for (expires, detail) in [
+                ("2027-02-29T00:00:00Z", "expires_at names no real moment: February 2027 has 28 days (got 2027-02-29T00:00:00Z)"),
+                ("2027-01-01", "expires_at must be an RFC 3339 date-time, like 2026-11-21T10:00:00Z or 2026-11-21T11:00:00+01:00 (got 2027-01-01)"),
+            ] {
+                let response = try await h.request(
+                    .post, "/v1/users/u1/grants", key: H.adminKey, json: #"{"entitlement":"pro","expires_at":"\#(expires)","reason":"support"}"#
+                )
+                #expect(response.status == .badRequest)
+                #expect(try h.object(response)["code"] as? String == "malformed_body")
+                #expect(try h.object(response)["detail"] as? String == detail)
+            }
+            #expect(try await h.eventCount() == 0)
+        }
+    }
+
     /// A V1 body posted to the V2 endpoint is told where it goes, and its rejection does not keep the
     /// shared secret it carries; a V2 body's rejection is kept byte for byte.
     @Test func aV1BodyPostedToTheV2EndpointIsRedirectedAndKeptRedacted() async throws {
@@ -369,13 +414,22 @@ struct APIEndToEndTests {
             let impossible = try await h.request(.get, "/v1/users/u1/entitlements?at=2026-02-30T00:00:00Z", key: H.readKey)
             #expect(impossible.status == .badRequest)
             #expect(try h.object(impossible)["code"] as? String == "invalid_query")
-            // The answer repeats what it read, so a value mangled on the way (an unencoded space) shows.
-            #expect(try h.object(impossible)["detail"] as? String
-                == "at must be an RFC 3339 date-time, like 2026-11-21T10:00:00Z or 2026-11-21T11:00:00+01:00 (got 2026-02-30T00:00:00Z)")
+            // The answer names the field that names no real moment (the text looks right at a glance)
+            // and repeats what it read, so a value mangled on the way (an unencoded space) shows.
+            #expect(try h.object(impossible)["detail"] as? String == "at names no real moment: February 2026 has 28 days (got 2026-02-30T00:00:00Z)")
+            let hour = try await h.request(.get, "/v1/users/u1/entitlements?as_of=2026-01-01T24:00:00Z", key: H.readKey)
+            #expect(try h.object(hour)["detail"] as? String == "as_of names no real moment: hours run from 00 to 23 (got 2026-01-01T24:00:00Z)")
+            let dayOnly = try await h.request(.get, "/v1/users/u1/entitlements?at=2026-02-30", key: H.readKey)
+            #expect(try h.object(dayOnly)["detail"] as? String
+                == "at must be an RFC 3339 date-time, like 2026-11-21T10:00:00Z or 2026-11-21T11:00:00+01:00 (got 2026-02-30)")
             let spaced = try await h.request(.get, "/v1/users/u1/entitlements?at=2026-11-21T10:00:00%2001:00", key: H.readKey)
             #expect((try h.object(spaced)["detail"] as? String)?.hasSuffix("(got 2026-11-21T10:00:00 01:00)") == true)
             let cursor = try await h.request(.get, "/v1/events?after=40", key: H.readKey)
-            #expect(try h.object(cursor)["detail"] as? String == "after must be a cursor from next_after, like 812-40 (0-0 for the start; got 40)")
+            // A bare position is told why it is not enough; other text only what a cursor looks like.
+            #expect(try h.object(cursor)["detail"] as? String == "after must be a cursor from next_after, like 812-40 (0-0 for the start), "
+                + "not a bare position: the feed is in commit order, and a position alone does not say where to resume (got 40)")
+            let word = try await h.request(.get, "/v1/users/u1/events?after=start", key: H.readKey)
+            #expect(try h.object(word)["detail"] as? String == "after must be a cursor from next_after, like 812-40 (0-0 for the start) (got start)")
             // Foundation's parser ignores what follows a date; the whole text must be one.
             let trailing = try await h.request(.get, "/v1/users/u1/entitlements?as_of=2026-11-21T10:00:00Zjunk", key: H.readKey)
             #expect(trailing.status == .badRequest)
@@ -538,6 +592,8 @@ struct APIEndToEndTests {
             let future = try await h.request(.get, "/v1/users/u1/entitlements?as_of=\(Day.iso(6))", key: H.readKey)
             #expect(future.status == .badRequest)
             #expect(try h.object(future)["code"] as? String == "invalid_query")
+            #expect(try h.object(future)["detail"] as? String == "as_of is later than now (2026-01-07T00:00:00.000Z, against the server's "
+                + "2026-01-06T00:00:00.000Z), and the ledger cannot know what it will be told; to evaluate a later moment with what is known now, use at")
             let skewed = try h.object(try await h.request(.get, "/v1/users/u1/entitlements?as_of=2026-01-06T00:00:30Z", key: H.readKey))
             #expect(skewed["as_of"] as? String == "2026-01-06T00:00:00.000Z")
 
