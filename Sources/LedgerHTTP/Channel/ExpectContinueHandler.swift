@@ -9,7 +9,9 @@ import NIOHTTP1
 /// at it; one answered before its body is read (401 from the key check, 404, 405, a 413 at the 1 MiB
 /// mark) then has the rest of its body read and dropped, as without `Expect`. A request pipelined
 /// behind answers still being written gets its 100 once they are written, never inside one.
-/// HTTP/1.0 requests get none (RFC 9110 §10.1.1).
+/// HTTP/1.0 requests get none (RFC 9110 §10.1.1), and neither does a request whose `Content-Length`
+/// is over the body limit: its route answers 413 from the header alone, so the client need not
+/// send the body at all.
 final class ExpectContinueHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -25,7 +27,8 @@ final class ExpectContinueHandler: ChannelDuplexHandler, RemovableChannelHandler
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .head(let head) = unwrapInboundIn(data) {
             headsRead += 1
-            if head.version.major == 1, head.version.minor >= 1, Self.expectsContinue(head.headers) {
+            if head.version.major == 1, head.version.minor >= 1, Self.expectsContinue(head.headers),
+               (Self.declaredLength(head.headers["content-length"]) ?? 0) <= LedgerRequestContext.maximumBodySize {
                 waiting.append((headsRead, head.version))
                 sendDue(context: context)
             }
@@ -50,6 +53,16 @@ final class ExpectContinueHandler: ChannelDuplexHandler, RemovableChannelHandler
             guard next.request == responsesEnded + 1 else { continue }
             context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: next.version, status: .continue))), promise: nil)
         }
+    }
+
+    /// The body length a request's `Content-Length` values declare: nil without one, or when they
+    /// are not one whole number (the HTTP parser refuses such a head before any route sees it).
+    static func declaredLength(_ values: some Collection<String>) -> Int? {
+        guard let first = values.first, values.allSatisfy({ $0 == first }), !first.isEmpty,
+              first.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+        else { return nil }
+        // Digits past Int's range are a length over any limit.
+        return Int(first) ?? Int.max
     }
 
     /// Whether `headers` hold the `100-continue` expectation, in any letter case.

@@ -166,7 +166,7 @@ public struct LedgerRoutes: Sendable {
         kept: (Data) -> Data = { $0 },
         _ ingest: (Data, IngestContext) async throws -> IngestResult
     ) async throws -> IngestBody {
-        let buffer = try await request.body.collect(upTo: context.maxUploadSize)
+        let buffer = try await Self.collectBody(request, context)
         let body = Data(buffer: buffer)
         do {
             let result = try await ingest(body, Self.ingestContext(source, context))
@@ -223,7 +223,7 @@ public struct LedgerRoutes: Sendable {
     }
 
     static func decode<T: RequestBody>(_ type: T.Type, _ request: Request, _ context: LedgerRequestContext) async throws -> T {
-        let buffer = try await request.body.collect(upTo: context.maxUploadSize)
+        let buffer = try await Self.collectBody(request, context)
         guard buffer.readableBytes > 0 else {
             throw Problem(status: .badRequest, code: "malformed_body", title: "Malformed body", detail: "the body is empty; this endpoint takes a JSON object")
         }
@@ -246,6 +246,20 @@ public struct LedgerRoutes: Sendable {
         } catch let error as DecodingError {
             throw Problem.malformedBody(error, body: body)
         }
+    }
+
+    /// The request's body, up to the 1 MiB limit. A body whose `Content-Length` is over the limit is
+    /// refused before any of it is read: a client that waits for `100 Continue` (which
+    /// ``ExpectContinueHandler`` then does not send) is spared the upload, and another is answered
+    /// at once rather than at the 1 MiB mark.
+    static func collectBody(_ request: Request, _ context: LedgerRequestContext) async throws -> ByteBuffer {
+        if let declared = ExpectContinueHandler.declaredLength(request.headers[values: .contentLength]), declared > context.maxUploadSize {
+            throw Problem(
+                status: .contentTooLarge, code: "payload_too_large", title: "Payload too large",
+                detail: "the body is \(declared) bytes by its Content-Length, and request bodies are limited to \(context.maxUploadSize) bytes"
+            )
+        }
+        return try await request.body.collect(upTo: context.maxUploadSize)
     }
 
     /// A field name in double quotes with JSON's escapes, as the client wrote it.

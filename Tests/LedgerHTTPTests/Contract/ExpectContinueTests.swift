@@ -2,6 +2,8 @@ import Foundation
 import NIOCore
 import Testing
 
+@testable import LedgerHTTP
+
 /// `Expect: 100-continue` is answered with `100 Continue` before the body is sent, so a client that
 /// waits for it (curl above 1 MiB, older libcurl above 1 KiB) does not sit out its own timer.
 struct ExpectContinueTests {
@@ -25,6 +27,63 @@ struct ExpectContinueTests {
             #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer)")
             #expect(answer.contains(#""code":"malformed_body""#), "\(answer)")
             #expect(try await events() == 0)
+        }
+    }
+
+    /// A body declared over the 1 MiB limit gets no 100 but its 413 at once, from the head alone, so
+    /// the client need not send a byte of it (it used to get the 100 and be read up to the limit).
+    @Test(arguments: ["/v1/apple/notifications/v2", "/v1/apple/notifications/v1", "/v1/apple/transactions"])
+    func aBodyDeclaredOverTheLimitIsRefusedFromTheHeadWithoutAContinue(_ path: String) async throws {
+        try await RawConnection.withServer(idleTimeout: .seconds(30), requestTimeout: .seconds(60)) { channel, _, events in
+            let answers = ReadRecorder()
+            try await channel.pipeline.addHandler(answers).get()
+            let head = "POST \(path) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(APIHarness.ingestKey)\r\nExpect: 100-continue\r\n"
+                + "Content-Type: application/json\r\nContent-Length: 2097152\r\n\r\n"
+            try await channel.writeAndFlush(ByteBuffer(string: head)).get()
+            let answer = try await answers.waitForAnswer(after: 0).text
+            #expect(answer.hasPrefix("HTTP/1.1 413"), "\(answer)")
+            #expect(!answer.contains("100 Continue"), "\(answer)")
+            #expect(answer.contains(#""code":"payload_too_large""#), "\(answer)")
+            #expect(answer.contains("the body is 2097152 bytes by its Content-Length, and request bodies are limited to 1048576 bytes"), "\(answer)")
+            #expect(try await events() == 0)
+        }
+    }
+
+    /// Without `Expect`, such a request is answered before its body is sent too; the body that still
+    /// comes is read and dropped, and the connection then serves its next request.
+    @Test func aBodyDeclaredOverTheLimitIsAnsweredAtOnceAndTheConnectionGoesOn() async throws {
+        try await RawConnection.withServer(idleTimeout: .seconds(30), requestTimeout: .seconds(60)) { channel, _, _ in
+            let answers = ReadRecorder()
+            try await channel.pipeline.addHandler(answers).get()
+            let length = 2 << 20
+            let head = "POST /v1/apple/notifications/v2 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(length)\r\n\r\n"
+            try await channel.writeAndFlush(ByteBuffer(string: head)).get()
+            let answer = try await answers.waitForAnswer(after: 0).text
+            #expect(answer.hasPrefix("HTTP/1.1 413"), "\(answer)")
+            let before = answers.count
+            try await channel.writeAndFlush(ByteBuffer(repeating: UInt8(ascii: "x"), count: length)).get()
+            try await channel.writeAndFlush(ByteBuffer(string: "GET /health HTTP/1.1\r\nHost: x\r\n\r\n")).get()
+            let health = try await answers.waitForAnswer(after: before).text
+            #expect(health.hasPrefix("HTTP/1.1 200"), "\(health)")
+        }
+    }
+
+    /// A body within the limit still gets its 100 (the limit itself included).
+    @Test func aBodyDeclaredAtTheLimitStillGetsItsContinue() async throws {
+        try await RawConnection.withServer(idleTimeout: .seconds(30), requestTimeout: .seconds(60)) { channel, _, _ in
+            let answers = ReadRecorder()
+            try await channel.pipeline.addHandler(answers).get()
+            try await channel.writeAndFlush(ByteBuffer(string: Self.post(length: 1 << 20))).get()
+            #expect(try await answers.waitFor(Self.continueLine) == Self.continueLine)
+        }
+    }
+
+    @Test func aDeclaredLengthIsOneWholeNumber() {
+        #expect(ExpectContinueHandler.declaredLength(["1048577"]) == 1_048_577)
+        #expect(ExpectContinueHandler.declaredLength(["12", "12"]) == 12)
+        #expect(ExpectContinueHandler.declaredLength(["99999999999999999999999"]) == Int.max)
+        for values in [[], [""], ["12", "13"], ["-1"], ["+5"], ["1e6"], [" 5"]] as [[String]] {
+            #expect(ExpectContinueHandler.declaredLength(values) == nil, "\(values)")
         }
     }
 
