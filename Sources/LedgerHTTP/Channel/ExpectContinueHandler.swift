@@ -5,13 +5,16 @@ import NIOHTTP1
 ///
 /// A client that asks waits for it before sending its body (curl above 1 MiB, older libcurl above
 /// 1 KiB: most receipts), and without it sent the body only after its own timer, a second later on
-/// every such request. It is sent at once to every request that asks, before any route has looked
-/// at it; one answered before its body is read (401 from the key check, 404, 405, a 413 at the 1 MiB
-/// mark) then has the rest of its body read and dropped, as without `Expect`. A request pipelined
-/// behind answers still being written gets its 100 once they are written, never inside one.
-/// HTTP/1.0 requests get none (RFC 9110 §10.1.1), and neither does a request whose `Content-Length`
-/// is over the body limit: its route answers 413 from the header alone, so the client need not
-/// send the body at all.
+/// every such request. It is sent as soon as the head is read, before any route has looked at it;
+/// one answered before its body is read (401 from the key check, 404, 405) then has the rest of its
+/// body read and dropped, as without `Expect`. A request pipelined behind answers still being
+/// written gets its 100 once they are written, never inside one. HTTP/1.0 requests get none
+/// (RFC 9110 §10.1.1).
+///
+/// A request whose `Content-Length` is over the body limit gets no 100 either: its route answers
+/// 413 from the header alone, so the client need not send the body. Such a request is marked
+/// `Connection: close`, since the client may then send the body or not, and only closing tells the
+/// two apart: reading on, the server would take its next request for the rest of this body.
 final class ExpectContinueHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -27,8 +30,13 @@ final class ExpectContinueHandler: ChannelDuplexHandler, RemovableChannelHandler
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .head(let head) = unwrapInboundIn(data) {
             headsRead += 1
-            if head.version.major == 1, head.version.minor >= 1, Self.expectsContinue(head.headers),
-               (Self.declaredLength(head.headers["content-length"]) ?? 0) <= LedgerRequestContext.maximumBodySize {
+            if head.version.major == 1, head.version.minor >= 1, Self.expectsContinue(head.headers) {
+                if (Self.declaredLength(head.headers["content-length"]) ?? 0) > LedgerRequestContext.maximumBodySize {
+                    var closing = head
+                    closing.headers.replaceOrAdd(name: "connection", value: "close")
+                    context.fireChannelRead(wrapInboundOut(.head(closing)))
+                    return
+                }
                 waiting.append((headsRead, head.version))
                 sendDue(context: context)
             }

@@ -95,7 +95,7 @@ public struct LedgerRoutes: Sendable {
             case .success(let date):
                 expires = date
             case .failure(let refusal):
-                throw Problem(status: .badRequest, code: "malformed_body", title: "Malformed body", detail: Self.dateProblem("expires_at", body.expires_at, refusal))
+                throw Problem(status: .badRequest, code: "malformed_body", title: "Malformed body", detail: Self.dateProblem("expires_at", body.expires_at, refusal, examples: ("2027-01-01T00:00:00Z", "2027-01-01T01:00:00+01:00")))
             }
             let grant = try await ledger.grant(
                 userId: user, entitlement: body.entitlement, expiresAt: expires, reason: body.reason,
@@ -253,10 +253,12 @@ public struct LedgerRoutes: Sendable {
     /// ``ExpectContinueHandler`` then does not send) is spared the upload, and another is answered
     /// at once rather than at the 1 MiB mark.
     static func collectBody(_ request: Request, _ context: LedgerRequestContext) async throws -> ByteBuffer {
-        if let declared = ExpectContinueHandler.declaredLength(request.headers[values: .contentLength]), declared > context.maxUploadSize {
+        let declared = request.headers[values: .contentLength]
+        if let length = ExpectContinueHandler.declaredLength(declared), length > context.maxUploadSize {
+            // The header's text, not the number read from it: past Int's range that is Int.max.
             throw Problem(
                 status: .contentTooLarge, code: "payload_too_large", title: "Payload too large",
-                detail: "the body is \(declared) bytes by its Content-Length, and request bodies are limited to \(context.maxUploadSize) bytes"
+                detail: "the body is \(Problem.bounded(declared.first ?? "", to: 40)) bytes by its Content-Length, and request bodies are limited to \(context.maxUploadSize) bytes"
             )
         }
         return try await request.body.collect(upTo: context.maxUploadSize)
@@ -314,13 +316,19 @@ public struct LedgerRoutes: Sendable {
 
     /// Why a date a client sent is refused, repeating what was read (up to 40 characters), so a value
     /// mangled on the way (an unencoded `+`) shows.
-    static func dateProblem(_ name: String, _ text: String, _ refusal: APIDate.Refusal) -> String {
-        let got = Problem.bounded(text, to: 40)
+    /// `examples` are values the field would take, in UTC and with an offset.
+    static func dateProblem(
+        _ name: String, _ text: String, _ refusal: APIDate.Refusal,
+        examples: (String, String) = ("2026-11-21T10:00:00Z", "2026-11-21T11:00:00+01:00")
+    ) -> String {
+        let got = text.isEmpty ? "it is empty" : "got \(Problem.bounded(text, to: 40))"
         switch refusal {
         case .form:
-            return "\(name) must be an RFC 3339 date-time, like 2026-11-21T10:00:00Z or 2026-11-21T11:00:00+01:00 (got \(got))"
+            return "\(name) must be an RFC 3339 date-time, like \(examples.0) or \(examples.1) (\(got))"
         case .field(let reason):
-            return "\(name) names no real moment: \(reason) (got \(got))"
+            return "\(name) names no real moment: \(reason) (\(got))"
+        case .range:
+            return "\(name) is out of range: the API names moments in years 0001 to 9999, in UTC (\(got))"
         }
     }
 
@@ -348,13 +356,12 @@ public struct LedgerRoutes: Sendable {
         guard let text = request.uri.queryParameters["after"] else { return nil }
         guard text.contains("-"), let cursor = EventCursor(String(text)) else {
             // A bare position is a natural guess (the events carry one), so say why it is not enough.
-            let bare = !text.isEmpty && text.isASCIIDigits
-                ? ", not a bare position: the feed is in commit order, and a position alone does not say where to resume"
-                : ""
-            throw Problem(
-                status: .badRequest, code: "invalid_query", title: "Invalid query",
-                detail: "after must be a cursor from next_after, like 812-40 (0-0 for the start)\(bare) (got \(Problem.bounded(String(text), to: 40)))"
-            )
+            let got = text.isEmpty ? "it is empty" : "got \(Problem.bounded(String(text), to: 40))"
+            let detail = !text.isEmpty && text.isASCIIDigits
+                ? "after must be a cursor from next_after, like 812-40 (0-0 for the start), not a bare position: "
+                    + "the feed is in commit order, and a position alone does not say where to resume (\(got))"
+                : "after must be a cursor from next_after, like 812-40 (0-0 for the start; \(got))"
+            throw Problem(status: .badRequest, code: "invalid_query", title: "Invalid query", detail: detail)
         }
         return cursor
     }
@@ -365,7 +372,8 @@ public struct LedgerRoutes: Sendable {
         guard text.isASCIIDigits, text.first != "0", let limit = Int(text), (1...1000).contains(limit) else {
             throw Problem(
                 status: .badRequest, code: "invalid_query", title: "Invalid query",
-                detail: "limit must be a whole number from 1 to 1000 in plain digits, without a sign or leading zeros (got \(Problem.bounded(String(text), to: 40)))"
+                detail: "limit must be a whole number from 1 to 1000 in plain digits, without a sign or leading zeros ("
+                    + (text.isEmpty ? "it is empty)" : "got \(Problem.bounded(String(text), to: 40)))")
             )
         }
         return limit

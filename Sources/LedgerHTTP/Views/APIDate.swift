@@ -72,14 +72,17 @@ enum APIDate {
         case form
         /// The text has the form, but a field names no real moment; the text says which and why.
         case field(String)
+        /// A real moment the API cannot name: outside years 0001 to 9999 once its offset is applied.
+        case range
     }
 
-    /// Parses a query parameter or a date in a body; accepts with or without fractional seconds.
+    /// ``read(_:)`` without the reason, for callers that need only the date.
     static func parse(_ text: String) -> Date? {
         try? read(text).get()
     }
 
-    /// Parses like ``parse(_:)``, saying why a text is refused.
+    /// Parses a query parameter or a date in a body (with or without fractional seconds), saying
+    /// why a text is refused.
     ///
     /// The text must be a whole RFC 3339 date-time (the `Instant` pattern of `openapi.yaml`), and
     /// its calendar fields must name a real moment: Foundation's parser ignores what follows the
@@ -105,7 +108,7 @@ enum APIDate {
         guard let date = (try? style.parse(text)) ?? (try? Date.ISO8601FormatStyle().parse(text)) else { return .failure(.form) }
         let milliseconds = Timestamp.milliseconds(date)
         guard milliseconds >= firstMillisecond, milliseconds < endMillisecond else {
-            return .failure(.field("it falls outside years 0001 to 9999 in UTC"))
+            return .failure(.range)
         }
         return .success(date)
     }

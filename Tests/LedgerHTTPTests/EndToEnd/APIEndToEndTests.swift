@@ -242,8 +242,9 @@ struct APIEndToEndTests {
         }
     }
 
-    /// An empty body is told so in the same words wherever a body is taken (the webhooks said "not
-    /// valid JSON: it is empty"), and a webhook's is recorded as refused with nothing appended.
+    /// An empty body is told that it is empty wherever a body is taken (the webhooks said "not valid
+    /// JSON: it is empty"), each endpoint naming what it takes, and a webhook's is recorded as refused
+    /// with nothing appended.
     @Test func anEmptyBodyIsToldSoAtEveryEndpointThatTakesOne() async throws {
         try await H.run(.sqlite) { h in
             for (path, key, detail) in [
@@ -274,7 +275,7 @@ struct APIEndToEndTests {
         try await H.run(.sqlite) { h in
             for (expires, detail) in [
                 ("2027-02-29T00:00:00Z", "expires_at names no real moment: February 2027 has 28 days (got 2027-02-29T00:00:00Z)"),
-                ("2027-01-01", "expires_at must be an RFC 3339 date-time, like 2026-11-21T10:00:00Z or 2026-11-21T11:00:00+01:00 (got 2027-01-01)"),
+                ("2027-01-01", "expires_at must be an RFC 3339 date-time, like 2027-01-01T00:00:00Z or 2027-01-01T01:00:00+01:00 (got 2027-01-01)"),
             ] {
                 let response = try await h.request(
                     .post, "/v1/users/u1/grants", key: H.adminKey, json: #"{"entitlement":"pro","expires_at":"\#(expires)","reason":"support"}"#
@@ -429,7 +430,18 @@ struct APIEndToEndTests {
             #expect(try h.object(cursor)["detail"] as? String == "after must be a cursor from next_after, like 812-40 (0-0 for the start), "
                 + "not a bare position: the feed is in commit order, and a position alone does not say where to resume (got 40)")
             let word = try await h.request(.get, "/v1/users/u1/events?after=start", key: H.readKey)
-            #expect(try h.object(word)["detail"] as? String == "after must be a cursor from next_after, like 812-40 (0-0 for the start) (got start)")
+            #expect(try h.object(word)["detail"] as? String == "after must be a cursor from next_after, like 812-40 (0-0 for the start; got start)")
+            // An empty value is told so, not shown as "(got )".
+            let emptyAt = try await h.request(.get, "/v1/users/u1/entitlements?at=", key: H.readKey)
+            #expect(try h.object(emptyAt)["detail"] as? String
+                == "at must be an RFC 3339 date-time, like 2026-11-21T10:00:00Z or 2026-11-21T11:00:00+01:00 (it is empty)")
+            let emptyLimit = try await h.request(.get, "/v1/events?limit=", key: H.readKey)
+            #expect(try h.object(emptyLimit)["detail"] as? String
+                == "limit must be a whole number from 1 to 1000 in plain digits, without a sign or leading zeros (it is empty)")
+            // A real moment the API cannot name is out of range, not "no real moment".
+            let early = try await h.request(.get, "/v1/users/u1/entitlements?at=0001-01-01T00:00:00%2B18:00", key: H.readKey)
+            #expect(try h.object(early)["detail"] as? String
+                == "at is out of range: the API names moments in years 0001 to 9999, in UTC (got 0001-01-01T00:00:00+18:00)")
             // Foundation's parser ignores what follows a date; the whole text must be one.
             let trailing = try await h.request(.get, "/v1/users/u1/entitlements?as_of=2026-11-21T10:00:00Zjunk", key: H.readKey)
             #expect(trailing.status == .badRequest)
