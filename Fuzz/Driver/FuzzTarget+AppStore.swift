@@ -13,7 +13,8 @@ extension FuzzTarget {
         }
     }
 
-    /// The fault scan names no fault in UTF-8 text Foundation parses (text with a NUL byte or a
+    /// The fault scan names no fault in UTF-8 text Foundation parses but the two it marks as beyond
+    /// Foundation (text with a NUL byte or a
     /// UTF-16 or UTF-32 byte order mark is another encoding to Foundation, and not scanned), and a
     /// fault's place is inside the input.
     static func jsonSyntax(_ text: Data) {
@@ -26,7 +27,8 @@ extension FuzzTarget {
             }
         }
         guard !text.contains(0), !text.starts(with: [0xFE, 0xFF]), !text.starts(with: [0xFF, 0xFE]) else { return }
-        if let fault, (try? JSONSerialization.jsonObject(with: text, options: .fragmentsAllowed)) != nil {
+        // A comma before a closing bracket and a name given twice are faults Foundation lets pass.
+        if let fault, !fault.isBeyondFoundation, (try? JSONSerialization.jsonObject(with: text, options: .fragmentsAllowed)) != nil {
             fatalError("a fault in text Foundation parses: \(fault)")
         }
     }

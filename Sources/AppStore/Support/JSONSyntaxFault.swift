@@ -2,9 +2,12 @@
 /// "The given data was not valid JSON": the first fault, what was expected there, and its line and
 /// column.
 ///
-/// It takes the liberties Foundation's decoder takes (a comma before a closing bracket, a leading
-/// byte order mark) and its limits (512 levels of nesting, valid UTF-8, paired surrogate escapes).
-/// The decoder checks less in a value the model does not read, so it can fail later in a text than
+/// It keeps the decoder's limits (512 levels of nesting, valid UTF-8, paired surrogate escapes) and
+/// allows a leading byte order mark, as RFC 8259 lets a parser, but not the decoder's other two
+/// liberties: a comma before a closing bracket, and a field name given twice in one object (the
+/// decoder keeps the first, other readers the last). A body kept as sent must read the same to
+/// every reader, an auditor's included; those two faults are marked ``isBeyondFoundation``. The
+/// decoder checks less in a value the model does not read, so it can fail later in a text than
 /// this scan's fault; that fault is still one, and the first. A text in UTF-16 or UTF-32, which the
 /// decoder converts, is not scanned. Nesting is kept on a heap stack, not in recursion.
 public struct JSONSyntaxFault: Hashable, Sendable, CustomStringConvertible {
@@ -16,6 +19,9 @@ public struct JSONSyntaxFault: Hashable, Sendable, CustomStringConvertible {
     public var column: Int
     /// What is wrong there, e.g. `expected ':' after the field name, found '"'`.
     public var problem: String
+    /// Whether Foundation's decoder reads the text despite this fault (a comma before a closing
+    /// bracket, a field name given twice), so only this scan refuses it.
+    public var isBeyondFoundation = false
 
     /// The problem and where it is: `expected ',' or '}', found '"' (line 2, column 9)`.
     public var description: String {
@@ -37,7 +43,9 @@ public struct JSONSyntaxFault: Hashable, Sendable, CustomStringConvertible {
         if scan.bytes.starts(with: [0xFE, 0xFF]) || scan.bytes.starts(with: [0xFF, 0xFE]) || scan.bytes.starts(with: [0, 0]) { return nil }
         if scan.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { scan.index = 3 }
         guard let (offset, problem) = scan.scan() else { return nil }
-        return JSONSyntaxFault(offset: offset, in: scan.bytes, textStart: scan.bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0, problem: problem)
+        var fault = JSONSyntaxFault(offset: offset, in: scan.bytes, textStart: scan.bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0, problem: problem)
+        fault.isBeyondFoundation = scan.beyondFoundation
+        return fault
     }
 
     /// `textStart` is where the text begins after a byte order mark, which no editor shows.
@@ -55,7 +63,8 @@ public struct JSONSyntaxFault: Hashable, Sendable, CustomStringConvertible {
 extension JSONSyntaxFault {
     /// A grammar-only scan; `scan()` answers the first fault's offset and problem.
     struct GrammarScan {
-        enum Expecting { case value, valueOrClose, nameOrClose, colon, commaOrClose, end }
+        /// `name` and `arrayValue` follow a comma, where a closing bracket is a fault.
+        enum Expecting { case value, valueOrClose, arrayValue, nameOrClose, name, colon, commaOrClose, end }
 
         static let escapable = Set(#""\/bfnrt"#.utf8)
 
@@ -63,6 +72,13 @@ extension JSONSyntaxFault {
         var index = 0
         /// The open containers, innermost last: true for an object.
         var objects: [Bool] = []
+        /// The names read so far in each open container, innermost last (nil for an array). Compared
+        /// as Swift strings, as the decoder's keys are, so `é` and `e` with a combining accent are one.
+        var names: [Set<String>?] = []
+        /// Where the last comma was, for a fault at a closing bracket right after it.
+        var lastComma = 0
+        /// Set with a fault the decoder does not see.
+        var beyondFoundation = false
 
         init(_ bytes: [UInt8]) { self.bytes = bytes }
 
@@ -77,22 +93,35 @@ extension JSONSyntaxFault {
                 }
                 let byte = bytes[index]
                 switch expecting {
-                case .value, .valueOrClose:
+                case .value, .valueOrClose, .arrayValue:
                     if expecting == .valueOrClose, byte == UInt8(ascii: "]") {
                         index += 1
-                        objects.removeLast()
+                        endContainer()
+                    } else if expecting == .arrayValue, byte == UInt8(ascii: "]") {
+                        beyondFoundation = true
+                        return (lastComma, "a comma cannot come right before ']'")
                     } else if let fault = value(byte) {
                         return fault
                     } else if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
                         expecting = byte == UInt8(ascii: "{") ? .nameOrClose : .valueOrClose
                         continue
                     }
-                case .nameOrClose:
+                case .nameOrClose, .name:
                     if byte == UInt8(ascii: "}") {
+                        guard expecting == .nameOrClose else {
+                            beyondFoundation = true
+                            return (lastComma, "a comma cannot come right before '}'")
+                        }
                         index += 1
-                        objects.removeLast()
+                        endContainer()
                     } else if byte == UInt8(ascii: "\"") {
-                        if let fault = string() { return fault }
+                        let start = index
+                        var name: [UInt8] = []
+                        if let fault = string(decodingInto: &name) { return fault }
+                        if names[names.count - 1]?.insert(String(decoding: name, as: UTF8.self)).inserted == false {
+                            beyondFoundation = true
+                            return (start, "the field name \(Self.quoted(bytes[(start + 1)..<(index - 1)])) is given twice in this object")
+                        }
                         expecting = .colon
                         continue
                     } else {
@@ -107,13 +136,14 @@ extension JSONSyntaxFault {
                     let inObject = objects.last ?? false
                     let close = inObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
                     if byte == UInt8(ascii: ",") {
+                        lastComma = index
                         index += 1
-                        expecting = inObject ? .nameOrClose : .valueOrClose
+                        expecting = inObject ? .name : .arrayValue
                         continue
                     }
                     guard byte == close else { return unexpected(Self.words(for: .commaOrClose, inObject: inObject)) }
                     index += 1
-                    objects.removeLast()
+                    endContainer()
                 case .end:
                     return unexpected("more after the JSON value")
                 }
@@ -129,6 +159,7 @@ extension JSONSyntaxFault {
                     return (index, "arrays and objects nest deeper than \(JSONSyntaxFault.maximumDepth) levels here")
                 }
                 objects.append(byte == UInt8(ascii: "{"))
+                names.append(byte == UInt8(ascii: "{") ? [] : nil)
                 index += 1
                 return nil
             case UInt8(ascii: "\""): return string()
@@ -140,7 +171,26 @@ extension JSONSyntaxFault {
             }
         }
 
+        /// Ends the innermost container.
+        mutating func endContainer() {
+            objects.removeLast()
+            names.removeLast()
+        }
+
         mutating func string() -> (Int, String)? {
+            var ignored: [UInt8]? = nil
+            return string(into: &ignored)
+        }
+
+        /// Scans a string, appending its value's UTF-8 to `value` (escapes decoded).
+        mutating func string(decodingInto value: inout [UInt8]) -> (Int, String)? {
+            var collected: [UInt8]? = []
+            defer { value = collected ?? [] }
+            return string(into: &collected)
+        }
+
+        /// Scans a string, appending its value's UTF-8 to `value` unless it is nil.
+        mutating func string(into value: inout [UInt8]?) -> (Int, String)? {
             let start = index
             index += 1
             while index < bytes.count {
@@ -165,13 +215,17 @@ extension JSONSyntaxFault {
                                   let low = hexUnit(at: index + 6), (0xDC00..<0xE000).contains(low) else {
                                 return (index, "\\u\(Self.hex4(unit)) is the first half of a surrogate pair without the second")
                             }
+                            if value != nil { Self.append(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00), to: &value) }
                             index += 6
+                        } else if value != nil {
+                            Self.append(unit, to: &value)
                         }
                         index += 6
                     } else {
                         guard Self.escapable.contains(escaped) else {
                             return (index, "\(Self.shown(bytes, at: index + 1)) cannot follow a backslash")
                         }
+                        value?.append(Self.unescaped(escaped))
                         index += 2
                     }
                 case ..<0x20:
@@ -182,8 +236,10 @@ extension JSONSyntaxFault {
                     guard case .scalarValue(let scalar) = codec.decode(&iterator) else {
                         return (index, "byte \(Self.hex(byte)) is not UTF-8")
                     }
+                    value?.append(contentsOf: bytes[index..<(index + UTF8.width(scalar))])
                     index += UTF8.width(scalar)
                 default:
+                    value?.append(byte)
                     index += 1
                 }
             }
@@ -245,8 +301,8 @@ extension JSONSyntaxFault {
 
         static func words(for expecting: Expecting, inObject: Bool?) -> String {
             switch expecting {
-            case .value, .valueOrClose: "expected a value"
-            case .nameOrClose: "expected a field name in double quotes"
+            case .value, .valueOrClose, .arrayValue: "expected a value"
+            case .nameOrClose, .name: "expected a field name in double quotes"
             case .colon: "expected ':' after the field name"
             case .commaOrClose: inObject == true ? "expected ',' or '}'" : "expected ',' or ']'"
             case .end: "expected the end of the text"
@@ -273,6 +329,30 @@ extension JSONSyntaxFault {
                 return "'\(Character(scalar))' (U+\(String(scalar.value, radix: 16, uppercase: true)))"
             }
             return "byte \(hex(byte))"
+        }
+
+        /// The byte an escape letter stands for (`n` for a line feed); the letter is one of `escapable`.
+        static func unescaped(_ letter: UInt8) -> UInt8 {
+            switch letter {
+            case UInt8(ascii: "b"): 0x08
+            case UInt8(ascii: "f"): 0x0C
+            case UInt8(ascii: "n"): 0x0A
+            case UInt8(ascii: "r"): 0x0D
+            case UInt8(ascii: "t"): 0x09
+            default: letter
+            }
+        }
+
+        /// Appends the UTF-8 of a code point (never a surrogate: those come in checked pairs).
+        static func append(_ codePoint: Int, to value: inout [UInt8]?) {
+            guard let scalar = Unicode.Scalar(UInt32(codePoint)) else { return }
+            value?.append(contentsOf: UTF8.encode(scalar).map { Array($0) } ?? [])
+        }
+
+        /// A name as written between its quotes, in double quotes, cut at 64 characters.
+        static func quoted(_ written: ArraySlice<UInt8>) -> String {
+            let text = String(decoding: written, as: UTF8.self)
+            return "\"" + (text.count > 64 ? text.prefix(64) + "…" : text) + "\""
         }
 
         static func hex4(_ unit: Int) -> String {

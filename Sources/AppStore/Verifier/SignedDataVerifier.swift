@@ -173,6 +173,12 @@ public final class SignedDataVerifier: Sendable {
                 let fault = (error as? DecodingError)?.syntaxFault(in: body).map { " (not valid JSON: \($0))" } ?? ""
                 throw AppStoreError(.malformedBody, "notification body is not a JSON object with a signedPayload string\(fault)")
             }
+            // The body is kept as sent, so all of it must be JSON that reads the same to any reader:
+            // the decoder checks only `signedPayload`, and lets a trailing comma or a name given
+            // twice pass (the plain reader above takes neither). UTF-16 and UTF-32 are not scanned.
+            if !body.contains(0), let fault = JSONSyntaxFault.find(in: body) {
+                throw AppStoreError(.malformedBody, "notification body is not valid JSON: \(fault)")
+            }
         }
         guard let signedPayload = envelope.signedPayload else {
             throw AppStoreError(.malformedBody, "notification body has no signedPayload")

@@ -242,7 +242,13 @@ public struct LedgerRoutes: Sendable {
                     )
                 }
             }
-            return try JSONDecoder().decode(T.self, fromUntrusted: body)
+            let decoded = try JSONDecoder().decode(T.self, fromUntrusted: body)
+            // The decoder lets a trailing comma and a field given twice pass (keeping the first,
+            // where a proxy in front may have read the last); neither is JSON to every reader.
+            if !body.contains(0), let fault = JSONSyntaxFault.find(in: body) {
+                throw Problem(status: .badRequest, code: "malformed_body", title: "Malformed body", detail: "not valid JSON: \(fault)")
+            }
+            return decoded
         } catch let error as DecodingError {
             throw Problem.malformedBody(error, body: body)
         }

@@ -3,8 +3,8 @@ import Foundation
 import Testing
 
 /// `JSONSyntaxFault` names the first place a text stops being JSON, and finds none in JSON: it must
-/// agree with Foundation's parser on what is JSON (the liberties it takes included), or a client
-/// would be told of a fault the server does not see.
+/// agree with Foundation's parser on what is JSON, or a client would be told of a fault the server
+/// does not see, except for two liberties the decoder takes, which are faults marked as such.
 struct JSONSyntaxFaultTests {
     @Test(arguments: [
         ("", "it is empty"),
@@ -50,12 +50,37 @@ struct JSONSyntaxFaultTests {
         #"{}"#, #"[]"#, #" { "a" : [ 1 , -0.5e+3 , 2E-2 , true , false , null , "x\"\\\/\b\f\n\r\t\u00e9" ] } "#,
         #"{"a":{"b":[{},[]]},"c":""}"#, "\"caf\u{E9}\"", "0", "-12", "[[[[[[]]]]]]",
         #"["\ud83d\ude00"]"#, "[\"\u{1F600}\"]",
-        // Foundation's liberties: a comma before the close, a byte order mark.
-        #"{"a":1,}"#, #"[1, [2,],]"#, "\u{FEFF}{\"a\":1}",
+        // A byte order mark, which RFC 8259 lets a parser ignore; one name in two objects.
+        "\u{FEFF}{\"a\":1}", #"{"a":{"b":1},"b":2}"#, #"[{"a":1},{"a":1}]"#,
     ])
     func jsonHasNoFault(_ text: String) throws {
         #expect(JSONSyntaxFault.find(in: Array(text.utf8)) == nil)
         #expect((try? JSONSerialization.jsonObject(with: Data(text.utf8), options: .fragmentsAllowed)) != nil)
+    }
+
+    /// Two liberties Foundation's decoder takes are faults here, marked as such: a kept body must read
+    /// the same to every reader, and a name given twice is the first to the decoder, the last to
+    /// others (a V1 body's password among them).
+    @Test(arguments: [
+        (#"{"a":1,}"#, "a comma cannot come right before '}' (line 1, column 7)"),
+        (#"[1, [2,],]"#, "a comma cannot come right before ']' (line 1, column 7)"),
+        ("{\n  \"a\": 1,\n}", "a comma cannot come right before '}' (line 2, column 9)"),
+        (#"{"a":1,"a":2}"#, "the field name \"a\" is given twice in this object (line 1, column 8)"),
+        (#"{"password":"x","pass\u0077ord":"y"}"#, "the field name \"pass\\u0077ord\" is given twice in this object (line 1, column 17)"),
+        ("{\"a\":{\"\\ud83d\\ude00\":1,\"\u{1F600}\":2}}", "the field name \"\u{1F600}\" is given twice in this object (line 1, column 24)"),
+        ("{\"\u{E9}\":1,\"e\u{301}\":2}", "the field name \"e\u{301}\" is given twice in this object (line 1, column 8)"),
+    ])
+    func foundationsLibertiesAreFaultsMarkedAsSuch(_ text: String, _ said: String) throws {
+        let fault = try #require(JSONSyntaxFault.find(in: Array(text.utf8)))
+        #expect(fault.description == said)
+        #expect(fault.isBeyondFoundation)
+        #expect((try? JSONSerialization.jsonObject(with: Data(text.utf8), options: .fragmentsAllowed)) != nil, "Foundation refuses \(text)")
+    }
+
+    /// Every other fault is one Foundation sees too.
+    @Test func otherFaultsAreNotMarked() throws {
+        #expect(try #require(JSONSyntaxFault.find(in: Array(#"{"a":1,,}"#.utf8))).isBeyondFoundation == false)
+        #expect(try #require(JSONSyntaxFault.find(in: Array(#"{"a":x}"#.utf8))).isBeyondFoundation == false)
     }
 
     /// Every signed payload and model of Apple's in the fixtures is JSON to both parsers.

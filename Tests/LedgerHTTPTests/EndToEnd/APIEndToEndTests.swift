@@ -865,6 +865,47 @@ struct APIEndToEndTests {
         }
     }
 
+    /// Foundation's decoder reads a trailing comma and keeps the first of a name given twice; a body
+    /// kept as sent must read the same to every reader (an auditor's JSON parser, a proxy that kept
+    /// the last password), so such bodies are refused at every endpoint, with nothing appended.
+    @Test(arguments: TestDatabases.dialects)
+    func bodiesThatOtherReadersWouldReadDifferentlyAreRefused(_ dialect: StorageDialect) async throws {
+        let v1 = #"{"notification_type":"INITIAL_BUY","password":"s3cret","environment":"Sandbox","bid":"com.example.app","unified_receipt":{"environment":"Sandbox","status":0,"latest_receipt_info":[{"quantity":"1","product_id":"pro.monthly","transaction_id":"5000","original_transaction_id":"5000","purchase_date_ms":"\#(Day.ms(0))","expires_date_ms":"\#(Day.ms(30))","is_trial_period":"false"}]}}"#
+        try await H.run(dialect) { h in
+            h.clock.set(Day.date(1))
+            let jws = try h.pki.signNotification(
+                type: .subscribed, subtype: .initialBuy, bundleId: H.bundleId, environment: .sandbox,
+                transaction: H.transaction("1000", purchased: 0, expires: 30), renewalInfo: nil, signedDate: Day.apple(1)
+            )
+            let transaction = try h.pki.signTransaction(H.transaction("2000", original: "2000", purchased: 0, expires: 30))
+            for (path, key, body, detail) in [
+                ("/v1/apple/notifications/v1", nil, String(v1.dropLast()) + ",}",
+                 "the body is not an App Store Server Notification V1: not valid JSON: a comma cannot come right before '}' (line 1, column \(v1.count))"),
+                ("/v1/apple/notifications/v1", nil, v1.replacingOccurrences(of: #""password":"s3cret","#, with: #""password":"s3cret","password":"other","#),
+                 "the body is not an App Store Server Notification V1: not valid JSON: the field name \"password\" is given twice in this object (line 1, column 56)"),
+                ("/v1/apple/notifications/v2", nil, #"{"signedPayload":"\#(jws)",}"#,
+                 "notification body is not valid JSON: a comma cannot come right before '}' (line 1, column \(jws.count + 20))"),
+                ("/v1/apple/notifications/v2", nil, #"{"signedPayload":"\#(jws)","signedPayload":"x"}"#,
+                 "notification body is not valid JSON: the field name \"signedPayload\" is given twice in this object (line 1, column \(jws.count + 21))"),
+                ("/v1/apple/transactions", H.ingestKey, #"{"user_id":"u1","signed_transaction":"\#(transaction)","user_id":"u2"}"#,
+                 "not valid JSON: the field name \"user_id\" is given twice in this object (line 1, column \(transaction.count + 41))"),
+                ("/v1/users/u1/grants", H.adminKey, #"{"entitlement":"pro","expires_at":"2027-01-01T00:00:00Z","reason":"x",}"#,
+                 "not valid JSON: a comma cannot come right before '}' (line 1, column 70)"),
+            ] as [(String, String?, String, String)] {
+                let response = try await h.request(.post, path, key: key, json: body)
+                #expect(response.status == .badRequest, "\(path)")
+                #expect(try h.object(response)["code"] as? String == "malformed_body", "\(path)")
+                let said = try h.object(response)["detail"] as? String
+                #expect(said == detail, "\(path): \(said ?? "-")")
+            }
+            #expect(try await h.eventCount() == 0)
+            // The webhooks' refusals are filed, the passwords in them redacted.
+            let rejections = try await h.store.rejections(limit: 10)
+            #expect(rejections.count == 4)
+            #expect(!rejections.contains { $0.body.contains("s3cret") || $0.body.contains("other") })
+        }
+    }
+
     /// What a backend submitted or an operator granted names the API key it came with, so an auditor
     /// reading the history sees who did it; Apple's webhooks name none.
     @Test(arguments: TestDatabases.dialects)
