@@ -62,7 +62,8 @@ struct EntitlementViewBody: ResponseEncodable, Sendable {
 
     /// The body's JSON text.
     func json() -> [UInt8] {
-        var writer = JSONWriter(capacity: 256 + 640 * (entitlements.count + subscriptions.count))
+        // `/` plain, as every other answer writes it (`LedgerRequestContext.jsonEncoder`).
+        var writer = JSONWriter(capacity: 256 + 640 * (entitlements.count + subscriptions.count), escapingSlashes: false)
         writer.beginObject()
         writer.key("user_id")
         writer.string(user_id)

@@ -36,4 +36,14 @@ struct EntitlementViewJSONTests {
         #expect(written != nil)
         #expect(written == encoded)
     }
+
+    /// The view writes `/` plain, as every other answer does (`a/b` was `a\/b` here, `a/b` in the
+    /// user's events and grants).
+    @Test func slashesAreWrittenPlainAsInEveryOtherAnswer() throws {
+        let view = UserEntitlements(userId: "a/b", evaluatedAt: Date(timeIntervalSince1970: 0), asOf: nil, entitlements: [], subscriptions: [], position: 0)
+        let text = String(decoding: EntitlementViewBody(view).json(), as: UTF8.self)
+        #expect(text.hasPrefix(#"{"user_id":"a/b","#), "\(text)")
+        let encoded = String(decoding: try LedgerRequestContext.jsonEncoder.encode(["user_id": "a/b"]), as: UTF8.self)
+        #expect(encoded == #"{"user_id":"a/b"}"#)
+    }
 }

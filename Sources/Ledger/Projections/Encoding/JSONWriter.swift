@@ -8,10 +8,14 @@ public struct JSONWriter: Sendable {
     /// The text written so far.
     public private(set) var bytes: [UInt8] = []
     private var needsComma = false
+    /// Whether `/` is written `\/`, as `JSONEncoder` does by default (stored documents and events
+    /// keep that spelling); answers leave it plain, as `.withoutEscapingSlashes` does.
+    private let escapesSlashes: Bool
 
     /// Creates a writer with room for `capacity` bytes.
-    public init(capacity: Int = 1024) {
+    public init(capacity: Int = 1024, escapingSlashes: Bool = true) {
         bytes.reserveCapacity(capacity)
+        escapesSlashes = escapingSlashes
     }
 
     public mutating func beginObject() {
@@ -117,6 +121,11 @@ public struct JSONWriter: Sendable {
             var runStart = 0
             var index = 0
             while let found = Self.firstEscape(in: utf8, from: index) {
+                if !escapesSlashes, utf8[found] == UInt8(ascii: "/") {
+                    // Part of the run, copied with it.
+                    index = found + 1
+                    continue
+                }
                 if runStart < found { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<found])) }
                 writeEscape(for: utf8[found])
                 runStart = found + 1
