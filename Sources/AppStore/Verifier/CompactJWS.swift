@@ -36,7 +36,8 @@ struct CompactJWS: Sendable {
                 throw AppStoreError(.invalidFormat, "not a compact JWS: expected 3 segments, found 2")
             }
             if Self.dot(in: bytes, from: secondDot + 1) != nil {
-                throw AppStoreError(.invalidFormat, "not a compact JWS: expected 3 segments, found more")
+                let segments = bytes.count { $0 == UInt8(ascii: ".") } + 1
+                throw AppStoreError(.invalidFormat, "not a compact JWS: expected 3 segments, found \(segments)")
             }
             let headerSegment = UnsafeBufferPointer(rebasing: bytes[..<firstDot])
             let payloadSegment = UnsafeBufferPointer(rebasing: bytes[(firstDot + 1)..<secondDot])

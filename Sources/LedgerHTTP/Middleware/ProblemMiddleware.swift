@@ -19,9 +19,16 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch {
             var problem = Problem(error)
             if let schema { problem = await schema.refine(problem) }
+            if let routing = error as? HTTPError, routing.status == .notFound, routing.body == nil {
+                // The router's own 404 said only "Not Found"; name what was asked for.
+                problem.detail = "no endpoint serves \(request.method.rawValue) \(Problem.bounded(request.uri.path, to: 200)); the paths are listed in docs/api.md"
+            }
             let level: Logger.Level = problem.statusCode >= 500 ? .error : .info
+            // A client's fault is logged as the client was told it; a server's with the error itself
+            // (a 413's NIOTooManyBytesError named an internal type and a byte count it was not told).
+            let said = problem.statusCode >= 500 ? "\(error)" : "\(problem.code): \(problem.detail)"
             context.logger.log(level: level, "request failed", metadata: [
-                "code": "\(problem.code)", "status": "\(problem.statusCode)", "error": "\(Problem.bounded("\(error)", to: 4 * Problem.detailLimit))",
+                "code": "\(problem.code)", "status": "\(problem.statusCode)", "error": "\(Problem.bounded(said, to: 4 * Problem.detailLimit))",
                 "method": "\(request.method.rawValue)", "route": "\(context.endpointPath ?? "none")",
             ])
             return try problem.response(from: request, context: context)

@@ -58,6 +58,30 @@ struct RequestLogTests {
         }
     }
 
+    /// A client's fault is logged as the client was told it: a 413 at the body limit named Swift's
+    /// NIOTooManyBytesError and a byte count the client was not told.
+    @Test func aClientsFaultIsLoggedInTheWordsItWasTold() async throws {
+        let lines = Mutex<[String]>([])
+        let logger = Logger(label: "test", factory: { LineLogHandler(label: $0, sink: { line in lines.withLock { $0.append(line) } }) })
+        let router = Router(context: LedgerRequestContext.self)
+        router.addMiddleware {
+            RequestIDMiddleware()
+            ProblemMiddleware()
+        }
+        // A body over the limit, as a chunked request's is found to be at the limit.
+        router.post("/x") { request, _ -> String in
+            _ = try await request.body.collect(upTo: 4)
+            return "read"
+        }
+        try await Application(router: router, logger: logger).test(.router) { client in
+            let large = try await client.execute(uri: "/x", method: .post, body: ByteBuffer(string: "0123456789"))
+            #expect(large.status == .contentTooLarge)
+        }
+        let failure = try #require(lines.withLock { $0 }.first { $0.contains("request failed") })
+        #expect(failure.contains(#"error="payload_too_large: request bodies are limited to 1048576 bytes""#), "\(failure)")
+        #expect(!failure.contains("NIOTooManyBytesError"))
+    }
+
     /// An operator's grant and revoke each leave an info line naming the user, the grant and the key,
     /// under the request's id; a repeated revoke, which records nothing, leaves none.
     @Test func grantsAndRevokesAreLoggedWithTheRequestAndTheKey() async throws {

@@ -547,6 +547,8 @@ struct APIEndToEndTests {
                 #expect(unknown.status == .notFound, "\(path)")
                 #expect(try h.object(unknown)["code"] as? String == "not_found")
                 #expect(try h.object(unknown)["title"] as? String == "Not found", "\(path)")
+                // What was asked for is named, not only "Not Found".
+                #expect(try h.object(unknown)["detail"] as? String == "no endpoint serves GET \(path); the paths are listed in docs/api.md")
                 #expect(unknown.headers[.allow] == nil)
             }
             // A route's own 404 has the same title as the router's (RFC 9457: it does not change).
