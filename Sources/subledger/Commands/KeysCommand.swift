@@ -28,7 +28,23 @@ struct KeysCommand: AsyncParsableCommand {
                 printError("Error: no secret on standard input; pipe it in: printf %s \"$SECRET\" | subledger keys hash")
                 throw ExitCode(64)
             }
+            if let problem = Self.problem(with: secret) {
+                printError("Error: \(problem), so no request could present it and its hash would never match; pipe in the one line a client sends: printf %s \"$SECRET\" | subledger keys hash")
+                throw ExitCode(64)
+            }
             print(APIKey.hash(secret: secret))
+        }
+
+        /// Why a request's `Authorization: Bearer` header could never carry `secret`, or nil: a header
+        /// holds no line break or other control character, and HTTP drops spaces at a value's ends.
+        static func problem(with secret: String) -> String? {
+            if secret.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+                return "the secret holds a line break or another control character, which an HTTP header cannot carry"
+            }
+            if secret.first == " " || secret.last == " " {
+                return "the secret starts or ends with a space, which HTTP drops from a header"
+            }
+            return nil
         }
     }
 

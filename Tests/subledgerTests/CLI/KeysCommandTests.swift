@@ -17,6 +17,21 @@ struct KeysCommandTests {
         }
     }
 
+    /// A secret no request could present (two lines, a tab, a space at an end) is refused rather than
+    /// hashed into a key that never matches; one trailing newline, as echo adds, is not the secret's.
+    @Test(arguments: [
+        ("a\nb\n", "line break or another control character"), ("a\tb", "line break or another control character"),
+        (" secret", "starts or ends with a space"), ("secret \n", "starts or ends with a space"),
+    ])
+    func hashRefusesASecretNoRequestCouldPresent(_ input: String, _ said: String) async throws {
+        try await withTemporaryDirectory { directory in
+            let refused = try await SubledgerProcess.run(["keys", "hash"], in: directory, input: input)
+            #expect(refused.status == 64)
+            #expect(refused.stdout.isEmpty)
+            #expect(refused.stderr.contains(said) && refused.stderr.contains("its hash would never match"), "\(refused.stderr)")
+        }
+    }
+
     @Test func generatePrintsANewSecretAndTheHashThatHashGivesForIt() async throws {
         try await withTemporaryDirectory { directory in
             var secrets: Set<String> = []
