@@ -20,8 +20,12 @@ enum SchemaCheck {
     /// audit reads nothing later migrations add, so an auditor's newer build reads an older schema.
     static func requireEvents(_ store: any EventStore, before command: String) async throws {
         let pending = try await store.pendingMigrations()
-        guard pending.contains(where: { $0.version == 1 }) else { return }
-        throw behind(pending, store: store, before: command)
+        guard let events = pending.first(where: { $0.version == 1 }) else { return }
+        // Named alone: the later migrations are not what this command needs (and replay applies them).
+        throw SchemaBehind(description: """
+            the \(store.dialect.rawValue) database has no event tables (migration \(events.name)), which \(command) reads; \
+            run subledger migrate before \(command)
+            """)
     }
 
     private static func behind(_ pending: [Migration], store: any EventStore, before command: String) -> SchemaBehind {
