@@ -363,10 +363,16 @@ public struct LedgerRoutes: Sendable {
         guard text.contains("-"), let cursor = EventCursor(String(text)) else {
             // A bare position is a natural guess (the events carry one), so say why it is not enough.
             let got = text.isEmpty ? "it is empty" : "got \(Problem.bounded(String(text), to: 40))"
-            let detail = !text.isEmpty && text.isASCIIDigits
-                ? "after must be a cursor from next_after, like 812-40 (0-0 for the start), not a bare position: "
+            let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+            let detail = if !text.isEmpty && text.isASCIIDigits {
+                "after must be a cursor from next_after, like 812-40 (0-0 for the start), not a bare position: "
                     + "the feed is in commit order, and a position alone does not say where to resume (\(got))"
-                : "after must be a cursor from next_after, like 812-40 (0-0 for the start; \(got))"
+            } else if parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.isASCIIDigits }) {
+                // The form is right; a number is past what a cursor holds (no next_after is).
+                "after is out of range: a cursor's transaction is at most \(UInt64.max) and its position at most \(Int64.max) (\(got))"
+            } else {
+                "after must be a cursor from next_after, like 812-40 (0-0 for the start; \(got))"
+            }
             throw Problem(status: .badRequest, code: "invalid_query", title: "Invalid query", detail: detail)
         }
         return cursor

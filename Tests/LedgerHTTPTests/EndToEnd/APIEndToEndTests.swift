@@ -431,6 +431,10 @@ struct APIEndToEndTests {
                 + "not a bare position: the feed is in commit order, and a position alone does not say where to resume (got 40)")
             let word = try await h.request(.get, "/v1/users/u1/events?after=start", key: H.readKey)
             #expect(try h.object(word)["detail"] as? String == "after must be a cursor from next_after, like 812-40 (0-0 for the start; got start)")
+            // A cursor in the right form whose numbers no cursor holds is told they are out of range.
+            let bigCursor = try await h.request(.get, "/v1/events?after=99999999999999999999-1", key: H.readKey)
+            #expect(try h.object(bigCursor)["detail"] as? String == "after is out of range: a cursor's transaction is at most 18446744073709551615 "
+                + "and its position at most 9223372036854775807 (got 99999999999999999999-1)")
             // An empty value is told so, not shown as "(got )".
             let emptyAt = try await h.request(.get, "/v1/users/u1/entitlements?at=", key: H.readKey)
             #expect(try h.object(emptyAt)["detail"] as? String
