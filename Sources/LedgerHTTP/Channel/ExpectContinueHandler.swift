@@ -65,12 +65,23 @@ final class ExpectContinueHandler: ChannelDuplexHandler, RemovableChannelHandler
 
     /// The body length a request's `Content-Length` values declare: nil without one, or when they
     /// are not one whole number (the HTTP parser refuses such a head before any route sees it).
+    /// Spaces and tabs around a value are not part of it (RFC 9110 §5.5), and the HTTP parser takes
+    /// them: `2000000 ` declared as much as `2000000`.
     static func declaredLength(_ values: some Collection<String>) -> Int? {
-        guard let first = values.first, values.allSatisfy({ $0 == first }), !first.isEmpty,
+        let trimmed = values.map(Self.trimmed)
+        guard let first = trimmed.first, trimmed.allSatisfy({ $0 == first }), !first.isEmpty,
               first.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
         else { return nil }
         // Digits past Int's range are a length over any limit.
         return Int(first) ?? Int.max
+    }
+
+    /// A header value without the spaces and tabs around it.
+    static func trimmed(_ value: String) -> Substring {
+        let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        let start = value.firstIndex { !isBlank($0) } ?? value.endIndex
+        let end = value.lastIndex { !isBlank($0) }.map { value.index(after: $0) } ?? start
+        return value[start..<max(start, end)]
     }
 
     /// Whether `headers` hold the `100-continue` expectation, in any letter case.

@@ -264,7 +264,7 @@ public struct LedgerRoutes: Sendable {
             // The header's text, not the number read from it: past Int's range that is Int.max.
             throw Problem(
                 status: .contentTooLarge, code: "payload_too_large", title: "Payload too large",
-                detail: "the body is \(Problem.bounded(declared.first ?? "", to: 40)) bytes by its Content-Length, and request bodies are limited to \(context.maxUploadSize) bytes"
+                detail: "the body is \(Problem.bounded(String(ExpectContinueHandler.trimmed(declared.first ?? "")), to: 40)) bytes by its Content-Length, and request bodies are limited to \(context.maxUploadSize) bytes"
             )
         }
         return try await request.body.collect(upTo: context.maxUploadSize)
@@ -290,8 +290,8 @@ public struct LedgerRoutes: Sendable {
     /// encoded) and checked like an id in a body (`SubscriptionLedger.isUserId`).
     static func pathParameter(_ context: LedgerRequestContext, _ name: String) throws -> String {
         let raw = try context.parameters.require(name)
-        // Foundation's decoding goes through CFString, a few percent of a read's CPU; most ids have no escape.
-        guard let decoded = raw.utf8.contains(UInt8(ascii: "%")) ? raw.removingPercentEncoding : raw else {
+        // Most ids have no escape, and are used as they are.
+        guard let decoded = raw.utf8.contains(UInt8(ascii: "%")) ? PercentDecoding.decode(raw) : raw else {
             throw Problem(status: .badRequest, code: "invalid_path", title: "Invalid path", detail: "\(name) is not valid percent-encoded UTF-8")
         }
         if let problem = Self.problem(withIdentifier: decoded, named: name) {
