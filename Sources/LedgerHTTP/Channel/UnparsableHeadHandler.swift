@@ -104,7 +104,8 @@ final class UnparsableHeadHandler: ChannelDuplexHandler, RemovableChannelHandler
         logger.info(
             "refused a request head the HTTP parser could not read",
             metadata: [
-                "request_id": "\(requestID)", "code": "\(problem.code)", "error": "\(error.debugDescription)",
+                // As every refused request's line: the code and the words the client was told.
+                "request_id": "\(requestID)", "code": "\(problem.code)", "error": "\(problem.code): \(problem.detail)",
                 "remote": "\(context.channel.remoteAddress.map { "\($0)" } ?? "-")",
             ]
         )

@@ -166,7 +166,15 @@ public struct LedgerRoutes: Sendable {
         kept: (Data) -> Data = { $0 },
         _ ingest: (Data, IngestContext) async throws -> IngestResult
     ) async throws -> IngestBody {
-        let buffer = try await Self.collectBody(request, context)
+        let buffer: ByteBuffer
+        do {
+            buffer = try await Self.collectBody(request, context)
+        } catch {
+            // Not filed as a rejection (the body was not read whole), but counted as every other
+            // outcome is: a 413 went uncounted here while a submission's was.
+            Self.countIngest(source, result: Problem(error).code)
+            throw error
+        }
         let body = Data(buffer: buffer)
         do {
             let result = try await ingest(body, Self.ingestContext(source, context))

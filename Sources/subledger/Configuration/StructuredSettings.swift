@@ -24,7 +24,10 @@ enum StructuredSettings {
                 }
                 var appAppleId: Int64?
                 if let text = try scalar(fields, "app_apple_id", key: key) {
-                    guard let id = Int64(text) else { throw ConfigurationError(key: "\(key).app_apple_id", message: "must be a number (got \(text))") }
+                    // Apple's ids are positive: 0 or -5 would never match a notification's appAppleId.
+                    guard let id = Int64(text), id > 0 else {
+                        throw ConfigurationError(key: "\(key).app_apple_id", message: "must be a positive whole number, the app's Apple ID in App Store Connect (got \(text))")
+                    }
                     appAppleId = id
                 }
                 let environments = try fields["environments"].map { try strings($0, key: "\(key).environments") } ?? ["Production"]

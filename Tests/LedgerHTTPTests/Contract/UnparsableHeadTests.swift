@@ -1,6 +1,12 @@
 import Foundation
+import Logging
 import NIOCore
+import NIOEmbedded
+import NIOHTTP1
+import Synchronization
 import Testing
+
+@testable import LedgerHTTP
 
 /// A request head the HTTP parser refuses is answered like every other error, as problem+json with
 /// a code, and the connection is closed.
@@ -118,5 +124,20 @@ struct UnparsableHeadTests {
         #expect(object["type"] as? String == "https://subledger.dev/problems/\(code)", "\(what)")
         #expect((object["title"] as? String)?.isEmpty == false, "\(what)")
         #expect((object["detail"] as? String)?.isEmpty == false, "\(what)")
+    }
+}
+
+/// The log line of a refused head reads like every other refused request's: `error="code: detail"`,
+/// the words the client was told (it was the parser's own phrase, without the code).
+struct UnparsableHeadLogTests {
+    @Test func theLineCarriesTheCodeAndTheDetail() throws {
+        let lines = Mutex<[String]>([])
+        let logger = Logger(label: "test", factory: { LineLogHandler(label: $0, sink: { line in lines.withLock { $0.append(line) } }) })
+        let channel = EmbeddedChannel(handler: UnparsableHeadHandler(logger: logger))
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        channel.pipeline.fireErrorCaught(HTTPParserError.invalidHeaderToken)
+        let line = try #require(lines.withLock { $0 }.first { $0.contains("refused a request head") })
+        #expect(line.contains(#"code=malformed_request error="malformed_request: the request's head is not valid HTTP/1.1: "#), "\(line)")
+        _ = try? channel.finish()
     }
 }

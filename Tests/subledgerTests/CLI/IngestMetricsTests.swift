@@ -54,10 +54,16 @@ struct IngestMetricsTests {
             #expect(resent.status == 200)
             #expect(resent.body == first.body.replacingOccurrences(of: Self.evaluatedAt(first.body), with: Self.evaluatedAt(resent.body)))
 
+            // A body over the limit is counted at a webhook as at a submission.
+            let oversized = Data(repeating: UInt8(ascii: " "), count: (1 << 20) + 1)
+            #expect(try await httpRequest(base + "/v1/apple/notifications/v1", method: .POST, json: oversized).status == 413)
+            #expect(try await httpRequest(transactions, bearer: TestAPIKey.secret, method: .POST, json: oversized).status == 413)
+
             let metrics = try await httpRequest(base + "/metrics").body
             for (endpoint, result) in [
                 ("POST /v1/apple/notifications/v2", "recorded"), ("POST /v1/apple/notifications/v2", "duplicate"),
-                ("POST /v1/apple/notifications/v2", "untrusted_chain"),
+                ("POST /v1/apple/notifications/v2", "untrusted_chain"), ("POST /v1/apple/notifications/v1", "payload_too_large"),
+                ("POST /v1/apple/transactions", "payload_too_large"),
                 ("POST /v1/apple/transactions", "recorded"), ("POST /v1/apple/transactions", "duplicate"),
             ] {
                 #expect(metrics.contains(#"subledger_ingest_total{endpoint="\#(endpoint)",result="\#(result)"} 1"#), "\(endpoint) \(result)")

@@ -131,6 +131,8 @@ struct ConfigurationLoaderTests {
         #expect(message("http:\napple:\n  verify_receipt: NULL\nlog: ~\n") == "accepted", "an empty section sets nothing")
         #expect(message("http: ''").hasPrefix("configuration: http: is a section"), "a quoted empty string is a value, not an empty section")
         #expect(message("log: { level: [info] }") == "configuration: log.level: expected a single value, not a list or a mapping")
+        #expect(message("apple:\n  apps:\n    - { bundle_id: a, app_apple_id: 0 }")
+            == "configuration: apple.apps[0].app_apple_id: must be a positive whole number, the app's Apple ID in App Store Connect (got 0)")
 
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("broken-\(UUID().uuidString).yaml").path
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -275,6 +277,10 @@ struct StructuredConfigurationTests {
         ("products:\n  p: { entitlements: [pro], duration_days: [30] }", "products.p.duration_days"),
         ("apple:\n  apps:\n    - { bundle_id: a, app_apple_id: { id: 1 } }", "apple.apps[0].app_apple_id"),
         ("apple:\n  apps:\n    - { bundle_id: [a] }", "apple.apps[0].bundle_id"),
+        // Apple's ids are positive: 0 or a negative id would never match a notification's.
+        ("apple:\n  apps:\n    - { bundle_id: a, app_apple_id: 0 }", "apple.apps[0].app_apple_id"),
+        ("apple:\n  apps:\n    - { bundle_id: a, app_apple_id: -5 }", "apple.apps[0].app_apple_id"),
+        ("apple:\n  apps:\n    - { bundle_id: a, app_apple_id: 1.5 }", "apple.apps[0].app_apple_id"),
         // Unsigned local data is accepted only where allowed: without the flag it could never work.
         ("apple:\n  apps:\n    - { bundle_id: a, environments: [Sandbox, Xcode] }", "apple.apps[0].environments"),
         ("apple:\n  verify_receipt: { production_url: buy.itunes.apple.com/verifyReceipt }", "apple.verify_receipt.production_url"),
