@@ -20,8 +20,10 @@ struct LedgerHTTP1Channel: ServerChildChannel {
         return http1.setup(channel: channel, logger: logger).flatMapThrowing { [limit] value in
             let pipeline = channel.pipeline.syncOperations
             let codec = try pipeline.handler(type: HTTP1ToHTTPServerCodec.self)
-            try pipeline.addHandler(ConnectionCloseMarker(), position: .before(codec))
+            // In this order: the marker sees the close ExpectContinueHandler marks, and the 100s
+            // that handler writes do not pass through the marker.
             try pipeline.addHandler(ExpectContinueHandler(), position: .before(codec))
+            try pipeline.addHandler(ConnectionCloseMarker(), position: .before(codec))
             if !admitted {
                 try pipeline.addHandler(ConnectionRefusalHandler(limit: limit, logger: logger), position: .first)
             }

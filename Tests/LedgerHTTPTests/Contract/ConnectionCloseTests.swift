@@ -18,6 +18,23 @@ struct ConnectionCloseTests {
             try await channel.writeAndFlush(ByteBuffer(string: request)).get()
             #expect(try await RawConnection.closes(channel, within: .seconds(10)), "\(asking): the connection stayed open")
             #expect(answers.text.hasPrefix("HTTP/1.1 200"), "\(asking): \(answers.text)")
+            // The answer says the connection ends (RFC 9112 §9.6), once.
+            #expect(answers.text.lowercased().components(separatedBy: "connection: close\r\n").count == 2, "\(asking): \(answers.text)")
+        }
+    }
+
+    /// Of pipelined requests, only the answer to the one asking to close says so.
+    @Test func onlyTheAnswerToTheRequestAskingToCloseSaysSo() async throws {
+        try await RawConnection.withServer(idleTimeout: .seconds(30), requestTimeout: .seconds(60)) { channel, _, _ in
+            let answers = ReadRecorder()
+            try await channel.pipeline.addHandler(answers).get()
+            let keep = "GET /health HTTP/1.1\r\nHost: x\r\n\r\n"
+            let close = "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+            try await channel.writeAndFlush(ByteBuffer(string: keep + keep + close)).get()
+            #expect(try await RawConnection.closes(channel, within: .seconds(10)))
+            let heads = answers.text.components(separatedBy: "HTTP/1.1 ").dropFirst().map { $0.lowercased() }
+            #expect(heads.count == 3, "\(answers.text)")
+            #expect(heads.map { $0.contains("connection: close") } == [false, false, true], "\(answers.text)")
         }
     }
 
@@ -37,6 +54,7 @@ struct ConnectionCloseTests {
             try await Task.sleep(for: .milliseconds(300))
             #expect(channel.isActive, "\(asking): the server closed the connection")
             #expect(answers.okAnswers == 2, "\(asking): \(answers.text)")
+            #expect(!answers.text.lowercased().contains("connection: close"), "\(asking): \(answers.text)")
         }
     }
 }

@@ -52,6 +52,7 @@ struct ExpectContinueTests {
             #expect(!answer.contains("100 Continue"), "\(answer)")
             // The header's text, even past the range of Int.
             #expect(answer.contains("the body is \(length.trimmingCharacters(in: .whitespaces)) bytes by its Content-Length, and request bodies are limited to 1048576 bytes"), "\(answer)")
+            #expect(answer.lowercased().contains("connection: close\r\n"), "\(answer)")
             #expect(try await RawConnection.closes(channel, within: .seconds(5)))
             #expect(try await events() == 0)
         }
