@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where a UTF-8 text stops being JSON (RFC 8259), so an answer can say more than Foundation's
 /// "The given data was not valid JSON": the first fault, what was expected there, and its line and
 /// column.
@@ -19,8 +21,8 @@ public struct JSONSyntaxFault: Hashable, Sendable, CustomStringConvertible {
     public var column: Int
     /// What is wrong there, e.g. `expected ':' after the field name, found '"'`.
     public var problem: String
-    /// Whether Foundation's decoder reads the text despite this fault (a comma before a closing
-    /// bracket, a field name given twice), so only this scan refuses it.
+    /// Whether this, the first fault, is one Foundation's decoder lets pass (a comma before a closing
+    /// bracket, a field name given twice); a later fault in the text may still be one it refuses.
     public var isBeyondFoundation = false
 
     /// The problem and where it is: `expected ',' or '}', found '"' (line 2, column 9)`.
@@ -38,6 +40,32 @@ public struct JSONSyntaxFault: Hashable, Sendable, CustomStringConvertible {
 
     /// The first fault in `bytes`, or nil if they hold one JSON value with only whitespace around it
     /// (or are UTF-16 or UTF-32).
+    /// The first fault of a whole body before it is accepted, in whatever encoding the decoder read
+    /// it: UTF-16 or UTF-32 (told by a byte order mark or by the NULs of its first bytes, as the
+    /// decoder tells them) is converted to UTF-8 and scanned, so a name given twice cannot hide in
+    /// another encoding; its fault's place is in the converted text. Any other body is scanned as
+    /// UTF-8, where a NUL is a fault like any other control character.
+    public static func findAccepting(_ body: Data) -> JSONSyntaxFault? {
+        guard let encoding = otherEncoding(of: body) else { return find(in: body) }
+        guard let text = String(data: body, encoding: encoding) else {
+            return JSONSyntaxFault(offset: 0, in: [], textStart: 0, problem: "the text is not valid UTF-16 or UTF-32")
+        }
+        return find(in: Array(text.utf8))
+    }
+
+    /// The UTF-16 or UTF-32 encoding the decoder would read `body` in, or nil for UTF-8.
+    static func otherEncoding(of body: Data) -> String.Encoding? {
+        let head = Array(body.prefix(4))
+        if head.starts(with: [0, 0, 0xFE, 0xFF]) || head.starts(with: [0xFF, 0xFE, 0, 0]) { return .utf32 }
+        if head.starts(with: [0xFE, 0xFF]) || head.starts(with: [0xFF, 0xFE]) { return .utf16 }
+        guard head.count >= 2 else { return nil }
+        if head.count == 4, head[0] == 0, head[1] == 0, head[2] == 0 { return .utf32BigEndian }
+        if head.count == 4, head[1] == 0, head[2] == 0, head[3] == 0 { return .utf32LittleEndian }
+        if head[0] == 0 { return .utf16BigEndian }
+        if head[1] == 0 { return .utf16LittleEndian }
+        return nil
+    }
+
     public static func find(in bytes: some Collection<UInt8>) -> JSONSyntaxFault? {
         var scan = GrammarScan(Array(bytes))
         if scan.bytes.starts(with: [0xFE, 0xFF]) || scan.bytes.starts(with: [0xFF, 0xFE]) || scan.bytes.starts(with: [0, 0]) { return nil }

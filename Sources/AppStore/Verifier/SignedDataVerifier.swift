@@ -175,8 +175,8 @@ public final class SignedDataVerifier: Sendable {
             }
             // The body is kept as sent, so all of it must be JSON that reads the same to any reader:
             // the decoder checks only `signedPayload`, and lets a trailing comma or a name given
-            // twice pass (the plain reader above takes neither). UTF-16 and UTF-32 are not scanned.
-            if !body.contains(0), let fault = JSONSyntaxFault.find(in: body) {
+            // twice pass (the plain reader above takes neither). UTF-16 and UTF-32 are scanned as UTF-8.
+            if let fault = JSONSyntaxFault.findAccepting(body) {
                 throw AppStoreError(.malformedBody, "notification body is not valid JSON: \(fault)")
             }
         }

@@ -107,8 +107,8 @@ public final class SubscriptionLedger: Sendable {
         }
         // The decoder checks only what the model reads; the body is kept as sent, so all of it must
         // be JSON (a raw tab or a byte that is not UTF-8 in a field the server ignores would be kept
-        // as text that does not parse). UTF-16 and UTF-32 bodies are re-encoded when kept.
-        if !body.contains(0), let fault = JSONSyntaxFault.find(in: body) {
+        // as text that does not parse). UTF-16 and UTF-32 bodies are scanned as UTF-8, and re-encoded when kept.
+        if let fault = JSONSyntaxFault.findAccepting(body) {
             throw LedgerError(.malformedBody, "the body is not an App Store Server Notification V1: not valid JSON: \(fault)")
         }
         guard let bundleId = notification.bid else {

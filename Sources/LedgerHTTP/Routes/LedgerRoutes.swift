@@ -253,7 +253,7 @@ public struct LedgerRoutes: Sendable {
             let decoded = try JSONDecoder().decode(T.self, fromUntrusted: body)
             // The decoder lets a trailing comma and a field given twice pass (keeping the first,
             // where a proxy in front may have read the last); neither is JSON to every reader.
-            if !body.contains(0), let fault = JSONSyntaxFault.find(in: body) {
+            if let fault = JSONSyntaxFault.findAccepting(body) {
                 throw Problem(status: .badRequest, code: "malformed_body", title: "Malformed body", detail: "not valid JSON: \(fault)")
             }
             return decoded

@@ -1,4 +1,4 @@
-import AppStore
+@testable import AppStore
 import Foundation
 import Testing
 
@@ -75,6 +75,23 @@ struct JSONSyntaxFaultTests {
         #expect(fault.description == said)
         #expect(fault.isBeyondFoundation)
         #expect((try? JSONSerialization.jsonObject(with: Data(text.utf8), options: .fragmentsAllowed)) != nil, "Foundation refuses \(text)")
+    }
+
+    /// An accepted body is scanned in the encoding the decoder read it in, so a name given twice
+    /// cannot hide behind a NUL elsewhere in UTF-8 text, or in UTF-16 or UTF-32 (the decoder keeps
+    /// the first copy of each).
+    @Test func anAcceptedBodyIsScannedInEveryEncoding() throws {
+        let nul = Data(#"{"user_id":"a","user_id":"b\#u{0}"}"#.utf8)
+        #expect(try #require(JSONSyntaxFault.findAccepting(nul)).description == "the field name \"user_id\" is given twice in this object (line 1, column 16)")
+        let twice = #"{"user_id":"a","user_id":"b"}"#
+        for encoding in [String.Encoding.utf16, .utf16LittleEndian, .utf16BigEndian, .utf32, .utf32LittleEndian, .utf32BigEndian] {
+            let body = try #require(twice.data(using: encoding))
+            #expect(JSONSyntaxFault.otherEncoding(of: body) != nil, "\(encoding)")
+            #expect(JSONSyntaxFault.findAccepting(body)?.isBeyondFoundation == true, "\(encoding)")
+            #expect(JSONSyntaxFault.findAccepting(try #require(#"{"user_id":"a"}"#.data(using: encoding))) == nil, "\(encoding)")
+        }
+        #expect(JSONSyntaxFault.findAccepting(try #require(#"[1,]"#.data(using: .utf16))) != nil)
+        #expect(JSONSyntaxFault.otherEncoding(of: Data(#"{"a":1}"#.utf8)) == nil)
     }
 
     /// Every other fault is one Foundation sees too.
