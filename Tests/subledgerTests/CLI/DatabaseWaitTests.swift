@@ -72,7 +72,9 @@ struct DatabaseWaitTests {
             #expect(error?.waited == .seconds(1))
             #expect(error?.problem.isPermanent == false)
             #expect(error?.description.hasPrefix("storage_unavailable: no PostgreSQL connection at 127.0.0.1:\(relay.port) within 1.0 seconds (acquire_timeout): ") == true, "\(String(describing: error))")
-            #expect(lines.lines.filter { $0.contains("waiting for PostgreSQL") }.count == 1, "\(lines.lines)")
+            // One progress line at most: on a loaded machine the first probe can take the whole
+            // second, and the command then fails without having waited (seen once in a full run).
+            #expect(lines.lines.filter { $0.contains("waiting for PostgreSQL") }.count <= 1, "\(lines.lines)")
         }
     }
 
