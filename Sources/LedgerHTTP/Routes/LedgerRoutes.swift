@@ -328,14 +328,19 @@ public struct LedgerRoutes: Sendable {
         }
     }
 
-    /// Why a date a client sent is refused, repeating what was read (up to 40 characters), so a value
-    /// mangled on the way (an unencoded `+`) shows.
-    /// `examples` are values the field would take, in UTC and with an offset.
+    /// What a refused query value was read as, for the end of its detail: `got <value>` (up to 40
+    /// characters, so a value mangled on the way, such as an unencoded `+`, shows), or `it is empty`.
+    static func echo(_ text: some StringProtocol) -> String {
+        text.isEmpty ? "it is empty" : "got \(Problem.bounded(String(text), to: 40))"
+    }
+
+    /// Why a date a client sent is refused, ending with ``echo(_:)`` of it; `examples` are values the
+    /// field would take, in UTC and with an offset.
     static func dateProblem(
         _ name: String, _ text: String, _ refusal: APIDate.Refusal,
         examples: (String, String) = ("2026-11-21T10:00:00Z", "2026-11-21T11:00:00+01:00")
     ) -> String {
-        let got = text.isEmpty ? "it is empty" : "got \(Problem.bounded(text, to: 40))"
+        let got = Self.echo(text)
         switch refusal {
         case .form:
             return "\(name) must be an RFC 3339 date-time, like \(examples.0) or \(examples.1) (\(got))"
@@ -370,7 +375,7 @@ public struct LedgerRoutes: Sendable {
         guard let text = request.uri.queryParameters["after"] else { return nil }
         guard text.contains("-"), let cursor = EventCursor(String(text)) else {
             // A bare position is a natural guess (the events carry one), so say why it is not enough.
-            let got = text.isEmpty ? "it is empty" : "got \(Problem.bounded(String(text), to: 40))"
+            let got = Self.echo(text)
             let parts = text.split(separator: "-", omittingEmptySubsequences: false)
             let detail = if !text.isEmpty && text.isASCIIDigits {
                 "after must be a cursor from next_after, like 812-40 (0-0 for the start), not a bare position: "
@@ -392,8 +397,7 @@ public struct LedgerRoutes: Sendable {
         guard text.isASCIIDigits, text.first != "0", let limit = Int(text), (1...1000).contains(limit) else {
             throw Problem(
                 status: .badRequest, code: "invalid_query", title: "Invalid query",
-                detail: "limit must be a whole number from 1 to 1000 in plain digits, without a sign or leading zeros ("
-                    + (text.isEmpty ? "it is empty)" : "got \(Problem.bounded(String(text), to: 40)))")
+                detail: "limit must be a whole number from 1 to 1000 in plain digits, without a sign or leading zeros (\(Self.echo(text)))"
             )
         }
         return limit

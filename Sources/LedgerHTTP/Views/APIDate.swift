@@ -76,11 +76,6 @@ enum APIDate {
         case range
     }
 
-    /// ``read(_:)`` without the reason, for callers that need only the date.
-    static func parse(_ text: String) -> Date? {
-        try? read(text).get()
-    }
-
     /// Parses a query parameter or a date in a body (with or without fractional seconds), saying
     /// why a text is refused.
     ///
