@@ -31,7 +31,7 @@ final class ExpectContinueHandler: ChannelDuplexHandler, RemovableChannelHandler
         if case .head(let head) = unwrapInboundIn(data) {
             headsRead += 1
             if head.version.major == 1, head.version.minor >= 1, Self.expectsContinue(head.headers) {
-                if (Self.declaredLength(head.headers["content-length"]) ?? 0) > LedgerRequestContext.maximumBodySize {
+                if let length = ContentLength(head.headers["content-length"]), length.bytes > LedgerRequestContext.maximumBodySize {
                     var closing = head
                     closing.headers.replaceOrAdd(name: "connection", value: "close")
                     context.fireChannelRead(wrapInboundOut(.head(closing)))
@@ -61,27 +61,6 @@ final class ExpectContinueHandler: ChannelDuplexHandler, RemovableChannelHandler
             guard next.request == responsesEnded + 1 else { continue }
             context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: next.version, status: .continue))), promise: nil)
         }
-    }
-
-    /// The body length a request's `Content-Length` values declare: nil without one, or when they
-    /// are not one whole number (the HTTP parser refuses such a head before any route sees it).
-    /// Spaces and tabs around a value are not part of it (RFC 9110 §5.5), and the HTTP parser takes
-    /// them: `2000000 ` declared as much as `2000000`.
-    static func declaredLength(_ values: some Collection<String>) -> Int? {
-        let trimmed = values.map(Self.trimmed)
-        guard let first = trimmed.first, trimmed.allSatisfy({ $0 == first }), !first.isEmpty,
-              first.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
-        else { return nil }
-        // Digits past Int's range are a length over any limit.
-        return Int(first) ?? Int.max
-    }
-
-    /// A header value without the spaces and tabs around it.
-    static func trimmed(_ value: String) -> Substring {
-        let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        let start = value.firstIndex { !isBlank($0) } ?? value.endIndex
-        let end = value.lastIndex { !isBlank($0) }.map { value.index(after: $0) } ?? start
-        return value[start..<max(start, end)]
     }
 
     /// Whether `headers` hold the `100-continue` expectation, in any letter case.

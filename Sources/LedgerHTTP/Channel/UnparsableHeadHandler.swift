@@ -138,7 +138,7 @@ final class UnparsableHeadHandler: ChannelDuplexHandler, RemovableChannelHandler
         }
         return Problem(
             status: .badRequest, code: "malformed_request", title: "Malformed request",
-            detail: "the request's head is not valid HTTP/1.1: \(error.debugDescription)"
+            detail: "the request's head is not valid HTTP/1.1: \(error.explanation)"
         )
     }
 }

@@ -62,7 +62,7 @@ extension Problem {
             // timeout closed it): the client's failure, not the server's, so not a 500 on the dashboards.
             // A head that is not HTTP never reaches a route; the HTTP stack answers it.
             self.init(status: .badRequest, code: "malformed_request", title: "Malformed request",
-                      detail: "the request could not be read: \(error.debugDescription)")
+                      detail: "the request could not be read: \(error.explanation)")
         case is DecodingError:
             // Request bodies are decoded by `LedgerRoutes.decode`, which answers 400 `malformed_body`
             // itself; one that gets here came from stored data this build cannot read (an event or a

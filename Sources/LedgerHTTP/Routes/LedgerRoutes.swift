@@ -267,12 +267,11 @@ public struct LedgerRoutes: Sendable {
     /// ``ExpectContinueHandler`` then does not send) is spared the upload, and another is answered
     /// at once rather than at the 1 MiB mark.
     static func collectBody(_ request: Request, _ context: LedgerRequestContext) async throws -> ByteBuffer {
-        let declared = request.headers[values: .contentLength]
-        if let length = ExpectContinueHandler.declaredLength(declared), length > context.maxUploadSize {
+        if let length = ContentLength(request.headers[values: .contentLength]), length.bytes > context.maxUploadSize {
             // The header's text, not the number read from it: past Int's range that is Int.max.
             throw Problem(
                 status: .contentTooLarge, code: "payload_too_large", title: "Payload too large",
-                detail: "the body is \(Problem.bounded(String(ExpectContinueHandler.trimmed(declared.first ?? "")), to: 40)) bytes by its Content-Length, and request bodies are limited to \(context.maxUploadSize) bytes"
+                detail: "the body is \(Problem.bounded(String(length.text), to: 40)) bytes by its Content-Length, and request bodies are limited to \(context.maxUploadSize) bytes"
             )
         }
         return try await request.body.collect(upTo: context.maxUploadSize)

@@ -141,6 +141,8 @@ struct RequestLogTests {
             #expect(failed.count == 1)
             #expect(failed.first?.contains("code=malformed_request") == true, "\(failed)")
             #expect(failed.first?.contains("status=400") == true, "\(failed)")
+            // In words an operator can act on; it read "stream ended at an unexpected time".
+            #expect(failed.first?.contains("the request could not be read: the connection ended before the request did") == true, "\(failed)")
         }
     }
 

@@ -32,6 +32,31 @@ struct UnparsableHeadTests {
         }
     }
 
+    /// The detail names what in the request is wrong, not the parser's state: a length past 2^64 was
+    /// "invalid character in content-length header", and Content-Length with Transfer-Encoding
+    /// "unknown (http_parser error)". Each answer says `Connection: close`, and the server closes.
+    @Test(arguments: [
+        ("a length past 2^64", "Content-Length: 18446744073709551616\r\n", "its Content-Length is not one whole number of bytes (digits only, below 2^64)"),
+        ("a length with letters", "Content-Length: 12a\r\n", "its Content-Length is not one whole number of bytes"),
+        ("both framings", "Content-Length: 2\r\nTransfer-Encoding: chunked\r\n", "comes together with"),
+        ("a length given twice", "Content-Length: 2\r\nContent-Length: 3\r\n", "it gives Content-Length more than once"),
+        ("a space before a header's colon", "X-A : b\r\n", "a header's name or value holds a character HTTP does not allow"),
+        // These two break the framing after the head is read: the route answers, with the same words.
+        ("a chunk size that is not hexadecimal", "Transfer-Encoding: chunked\r\n\r\nZZZ\r\n", "the request could not be read: a chunk's size is not a hexadecimal number"),
+        ("a coding that does not end in chunked", "Transfer-Encoding: gzip\r\n", "the request could not be read: its Transfer-Encoding does not end in chunked"),
+    ])
+    func theDetailNamesWhatIsWrong(_ what: String, _ fields: String, _ words: String) async throws {
+        try await RawConnection.withServer(idleTimeout: .seconds(30), requestTimeout: .seconds(60)) { channel, _, _ in
+            let answers = ReadRecorder()
+            try await channel.pipeline.addHandler(answers).get()
+            try await channel.writeAndFlush(ByteBuffer(string: "POST /v1/apple/notifications/v2 HTTP/1.1\r\nHost: x\r\n\(fields)\r\n")).get()
+            let answer = try await answers.waitForAnswer(after: 0).text
+            try Self.expectProblem(answer, status: 400, code: "malformed_request", what)
+            #expect(answer.contains(words), "\(what): \(answer)")
+            #expect(try await RawConnection.closes(channel, within: .seconds(10)), "\(what): the connection stayed open")
+        }
+    }
+
     /// A head at the documented limits is served: 1,000 header fields, and a URL of almost 80 KiB.
     @Test func aHeadAtTheLimitsIsServed() async throws {
         let fields = "GET /health HTTP/1.1\r\nHost: x\r\n\(String(repeating: "X-A: b\r\n", count: 999))\r\n"
