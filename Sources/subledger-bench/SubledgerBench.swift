@@ -6,6 +6,6 @@ struct SubledgerBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "subledger-bench",
         abstract: "Benchmarks for subledger; run with swift run -c release subledger-bench <name>.",
-        subcommands: [AppendBenchmark.self, ReplayBenchmark.self, VerifyBenchmark.self, HTTPBenchmark.self]
+        subcommands: [AppendBenchmark.self, ReplayBenchmark.self, VerifyBenchmark.self, HTTPBenchmark.self, JSONScanBenchmark.self]
     )
 }
