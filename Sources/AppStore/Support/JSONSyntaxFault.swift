@@ -100,9 +100,8 @@ extension JSONSyntaxFault {
         var index = 0
         /// The open containers, innermost last: true for an object.
         var objects: [Bool] = []
-        /// The names read so far in each open container, innermost last (nil for an array). Compared
-        /// as Swift strings, as the decoder's keys are, so `é` and `e` with a combining accent are one.
-        var names: [Set<String>?] = []
+        /// The names read so far in each open object.
+        var names = ObjectNames()
         /// Where the last comma was, for a fault at a closing bracket right after it.
         var lastComma = 0
         /// Set with a fault the decoder does not see.
@@ -144,9 +143,8 @@ extension JSONSyntaxFault {
                         endContainer()
                     } else if byte == UInt8(ascii: "\"") {
                         let start = index
-                        var name: [UInt8] = []
-                        if let fault = string(decodingInto: &name) { return fault }
-                        if names[names.count - 1]?.insert(String(decoding: name, as: UTF8.self)).inserted == false {
+                        if let fault = string() { return fault }
+                        if !names.insert(name(from: start)) {
                             beyondFoundation = true
                             return (start, "the field name \(Self.quoted(bytes[(start + 1)..<(index - 1)])) is given twice in this object")
                         }
@@ -187,7 +185,7 @@ extension JSONSyntaxFault {
                     return (index, "arrays and objects nest deeper than \(JSONSyntaxFault.maximumDepth) levels here")
                 }
                 objects.append(byte == UInt8(ascii: "{"))
-                names.append(byte == UInt8(ascii: "{") ? [] : nil)
+                names.open(isObject: byte == UInt8(ascii: "{"))
                 index += 1
                 return nil
             case UInt8(ascii: "\""): return string()
@@ -202,7 +200,19 @@ extension JSONSyntaxFault {
         /// Ends the innermost container.
         mutating func endContainer() {
             objects.removeLast()
-            names.removeLast()
+            names.close()
+        }
+
+        /// The value of the valid string that starts at `start` and ends before `index`. One
+        /// without escapes is its bytes, taken as they are; one with them is read again, decoding them.
+        func name(from start: Int) -> String {
+            let written = bytes[(start + 1)..<(index - 1)]
+            guard written.contains(UInt8(ascii: "\\")) else { return String(decoding: written, as: UTF8.self) }
+            var again = self
+            again.index = start
+            var value: [UInt8] = []
+            _ = again.string(decodingInto: &value)
+            return String(decoding: value, as: UTF8.self)
         }
 
         mutating func string() -> (Int, String)? {
@@ -222,6 +232,11 @@ extension JSONSyntaxFault {
             let start = index
             index += 1
             while index < bytes.count {
+                // Most of a string is printable ASCII, taken a run at a time.
+                let run = index
+                while index < bytes.count, Self.isPlain(bytes[index]) { index += 1 }
+                if index > run { value?.append(contentsOf: bytes[run..<index]) }
+                guard index < bytes.count else { break }
                 let byte = bytes[index]
                 switch byte {
                 case UInt8(ascii: "\""):
@@ -335,6 +350,11 @@ extension JSONSyntaxFault {
             case .commaOrClose: inObject == true ? "expected ',' or '}'" : "expected ',' or ']'"
             case .end: "expected the end of the text"
             }
+        }
+
+        /// A byte that stands for itself inside a string: printable ASCII but `"` and `\\`.
+        static func isPlain(_ byte: UInt8) -> Bool {
+            byte >= 0x20 && byte < 0x80 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\")
         }
 
         static func isWhitespace(_ byte: UInt8) -> Bool {

@@ -77,6 +77,37 @@ struct JSONSyntaxFaultTests {
         #expect((try? JSONSerialization.jsonObject(with: Data(text.utf8), options: .fragmentsAllowed)) != nil, "Foundation refuses \(text)")
     }
 
+    /// Names are compared one by one up to `linearLimit` in an object and through a set past it;
+    /// a name given twice is found either way, wherever its first use was, and an object's names
+    /// never leak into its parent, its siblings or its children.
+    @Test func aNameGivenTwiceIsFoundInObjectsOfAnySize() throws {
+        let limit = JSONSyntaxFault.ObjectNames.linearLimit
+        func object(_ count: Int, then extra: String = "") -> String {
+            "{" + (0..<count).map { #""n\#($0)":\#($0)"# }.joined(separator: ",") + extra + "}"
+        }
+        for count in [1, limit - 1, limit, limit + 1, limit + 2, 3 * limit] {
+            #expect(JSONSyntaxFault.find(in: Array(object(count).utf8)) == nil, "\(count) names")
+            // The first name again, and the last, each after every other.
+            for repeated in [0, count - 1] {
+                let text = object(count, then: #","n\#(repeated)":true"#)
+                let fault = try #require(JSONSyntaxFault.find(in: Array(text.utf8)), "\(count) names, n\(repeated) again")
+                #expect(fault.problem == "the field name \"n\(repeated)\" is given twice in this object")
+                #expect(fault.offset == text.utf8.count - #""n\#(repeated)":true}"#.utf8.count)
+                #expect(fault.isBeyondFoundation)
+            }
+            // Written with an escape, or as the Kelvin sign for a K: the same name to the decoder.
+            let escaped = object(count, then: #","n0":1"#)
+            #expect(JSONSyntaxFault.find(in: Array(escaped.utf8))?.isBeyondFoundation == true, "\(count) names")
+            let kelvin = "{\"K\":0," + object(count).dropFirst().dropLast() + ",\"\u{212A}\":1}"
+            #expect(JSONSyntaxFault.find(in: Array(kelvin.utf8))?.isBeyondFoundation == true, "\(count) names")
+            // Nested objects (large or small) keep their own names, before and after the parent's.
+            let nested = "{\"n0\":" + object(count) + ",\"x\":" + object(count) + ",\"n1\":[" + object(count) + "," + object(count) + "]}"
+            #expect(JSONSyntaxFault.find(in: Array(nested.utf8)) == nil, "\(count) names")
+            let parentTwice = "{\"p\":1,\"c\":" + object(count) + ",\"p\":2}"
+            #expect(JSONSyntaxFault.find(in: Array(parentTwice.utf8))?.problem == "the field name \"p\" is given twice in this object", "\(count) names")
+        }
+    }
+
     /// An accepted body is scanned in the encoding the decoder read it in, so a name given twice
     /// cannot hide behind a NUL elsewhere in UTF-8 text, or in UTF-16 or UTF-32 (the decoder keeps
     /// the first copy of each).
