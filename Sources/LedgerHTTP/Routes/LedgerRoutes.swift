@@ -36,7 +36,7 @@ public struct LedgerRoutes: Sendable {
         }
         v1.post("apple/transactions") { request, context in
             let key = try authenticator.require(.ingest, request)
-            return try await self.submission("POST /v1/apple/transactions") { source in
+            return try await self.submission("POST /v1/apple/transactions", context) { source in
                 let body = try await Self.decode(SubmitTransactionRequest.self, request, context)
                 try Self.requireUser(body.user_id)
                 return try await ledger.submitTransaction(
@@ -47,7 +47,7 @@ public struct LedgerRoutes: Sendable {
         }
         v1.post("apple/receipts") { request, context in
             let key = try authenticator.require(.ingest, request)
-            return try await self.submission("POST /v1/apple/receipts") { source in
+            return try await self.submission("POST /v1/apple/receipts", context) { source in
                 let body = try await Self.decode(SubmitReceiptRequest.self, request, context)
                 try Self.requireUser(body.user_id)
                 return try await ledger.submitReceipt(
@@ -180,6 +180,11 @@ public struct LedgerRoutes: Sendable {
             let result = try await ingest(body, Self.ingestContext(source, context))
             let outcome = Self.outcome(isDuplicate: result.isDuplicate)
             Self.countIngest(source, result: outcome)
+            // At debug level: a line for every accepted webhook would cost the busiest path a
+            // write, and the event itself is the record; an operator tracing one turns it on.
+            context.logger.debug("ingested", metadata: [
+                "endpoint": "\(source)", "result": "\(outcome)", "event_id": "\(result.eventID)", "position": "\(result.position)",
+            ])
             return IngestBody(result: outcome, event_id: result.eventID, position: result.position)
         } catch {
             let problem = await schema.refine(Problem(error))
@@ -199,11 +204,13 @@ public struct LedgerRoutes: Sendable {
     /// outcome in `subledger_ingest_total` as webhooks are counted (`recorded`, `duplicate`, or the
     /// problem's code).
     private func submission(
-        _ source: String, _ submit: (String) async throws -> SubmissionResult
+        _ source: String, _ context: LedgerRequestContext, _ submit: (String) async throws -> SubmissionResult
     ) async throws -> EntitlementViewBody {
         do {
             let result = try await submit(source)
-            Self.countIngest(source, result: Self.outcome(isDuplicate: result.isDuplicate))
+            let outcome = Self.outcome(isDuplicate: result.isDuplicate)
+            Self.countIngest(source, result: outcome)
+            context.logger.debug("ingested", metadata: ["endpoint": "\(source)", "result": "\(outcome)", "user_id": "\(result.entitlements.userId)"])
             return EntitlementViewBody(result.entitlements)
         } catch {
             // Counted with the code it is answered with. Thrown as it is unless the schema explains

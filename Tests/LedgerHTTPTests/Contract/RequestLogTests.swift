@@ -18,10 +18,15 @@ struct RequestLogTests {
     static func withLoggedServer(
         policy: LedgerConfiguration.LinkPolicy = .transfer,
         verifyReceiptURL: String = "http://127.0.0.1:9",
+        level: Logger.Level = .info,
         _ body: @Sendable @escaping (any TestClientProtocol, TestPKI, @Sendable () -> [String]) async throws -> Void
     ) async throws {
         let lines = Mutex<[String]>([])
-        let logger = Logger(label: "test", factory: { LineLogHandler(label: $0, sink: { line in lines.withLock { $0.append(line) } }) })
+        let logger = {
+            var logger = Logger(label: "test", factory: { LineLogHandler(label: $0, sink: { line in lines.withLock { $0.append(line) } }) })
+            logger.logLevel = level
+            return logger
+        }()
         let pki = try APIHarness.pki.get()
         try await withFreshStore(.sqlite) { fixture in
             let app = try APIHarness.application(
@@ -143,6 +148,51 @@ struct RequestLogTests {
             #expect(failed.first?.contains("status=400") == true, "\(failed)")
             // In words an operator can act on; it read "stream ended at an unexpected time".
             #expect(failed.first?.contains("the request could not be read: the connection ended before the request did") == true, "\(failed)")
+        }
+    }
+
+    /// An accepted write is logged at debug level, with what the client was answered: a webhook's
+    /// event id and position, a submission's user. At the default level (info) it writes no line.
+    @Test(arguments: [Logger.Level.debug, .info])
+    func anAcceptedWriteIsLoggedAtDebugLevel(_ level: Logger.Level) async throws {
+        try await Self.withLoggedServer(level: level) { client, pki, lines in
+            let jws = try pki.signNotification(
+                type: .subscribed, subtype: .initialBuy, bundleId: APIHarness.bundleId,
+                transaction: APIHarness.transaction("1000", purchased: 0, expires: 30), signedDate: Day.apple(0)
+            )
+            var answers: [[String: Any]] = []
+            for id in ["trace-first", "trace-again"] {
+                let response = try await client.execute(
+                    uri: "/v1/apple/notifications/v2", method: .post,
+                    headers: [.contentType: "application/json", HTTPField.Name("X-Request-ID")!: id],
+                    body: ByteBuffer(string: #"{"signedPayload":"\#(jws)"}"#)
+                )
+                #expect(response.status == .ok)
+                answers.append(try #require(try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]))
+            }
+            let submitted = try await client.execute(
+                uri: "/v1/apple/transactions", method: .post,
+                headers: [.authorization: "Bearer \(APIHarness.ingestKey)", .contentType: "application/json", HTTPField.Name("X-Request-ID")!: "trace-submit"],
+                body: ByteBuffer(string: #"{"user_id":"alice","signed_transaction":"\#(try pki.signTransaction(APIHarness.transaction("1001", original: "2000", purchased: 0, expires: 30)))"}"#)
+            )
+            #expect(submitted.status == .ok)
+            let ingested = lines().filter { $0.hasSuffix("] ingested\n") || $0.hasSuffix("] ingested") }
+            guard level == .debug else {
+                #expect(ingested.isEmpty, "\(ingested)")
+                return
+            }
+            #expect(ingested.count == 3, "\(lines())")
+            let eventID = try #require(answers.first?["event_id"] as? String)
+            let position = try #require(answers.first?["position"] as? Int)
+            for (index, (id, result)) in [("trace-first", "recorded"), ("trace-again", "duplicate")].enumerated() {
+                let line = try #require(ingested.first { $0.contains("request_id=\(id) ") }, "\(ingested)")
+                #expect(line.contains("result=\(result) "), "\(line)")
+                #expect(line.contains("event_id=\(eventID) ") && line.contains("position=\(position) "), "\(line)")
+                #expect(line.contains(#"endpoint="POST /v1/apple/notifications/v2""#), "\(line)")
+                #expect(answers[index]["result"] as? String == result)
+            }
+            let submission = try #require(ingested.first { $0.contains("request_id=trace-submit ") }, "\(ingested)")
+            #expect(submission.contains("result=recorded ") && submission.contains("user_id=alice "), "\(submission)")
         }
     }
 
