@@ -35,7 +35,8 @@ public struct APIKeyAuthenticator: Sendable {
     /// digest out as hex or copying it into an array (a measurable share of an entitlement read).
     private let keysByDigest: [DigestKey: APIKey]
 
-    /// Creates an authenticator for the configured keys.
+    /// Creates an authenticator for the configured keys. The configuration refuses two keys of one
+    /// hash; were there two, a secret would be the first.
     public init(keys: [APIKey]) {
         self.keysByDigest = Dictionary(
             keys.compactMap { key in Self.bytes(hex: key.sha256).flatMap { $0.withUnsafeBytes(DigestKey.init) }.map { ($0, key) } },
@@ -50,16 +51,26 @@ public struct APIKeyAuthenticator: Sendable {
             throw Problem(status: .unauthorized, code: "unauthorized", title: "Unauthorized", detail: "send Authorization: Bearer <API key>")
         }
         guard let secret = Self.bearerSecret(header) else {
-            throw Problem(status: .unauthorized, code: "unauthorized", title: "Unauthorized", detail: "the Authorization header must be Bearer <API key>")
+            throw Self.unauthorized(request, otherwise: "the Authorization header must be Bearer <API key>")
         }
         // Hashing first makes the lookup independent of how much of the secret matched.
         guard let key = Self.sha256(secret).withUnsafeBytes(DigestKey.init).flatMap({ keysByDigest[$0] }) else {
-            throw Problem(status: .unauthorized, code: "unauthorized", title: "Unauthorized", detail: "unknown API key")
+            throw Self.unauthorized(request, otherwise: "unknown API key")
         }
         guard key.scopes.contains(scope) else {
             throw Problem(status: .forbidden, code: "forbidden", title: "Forbidden", detail: "API key \(key.name) lacks the \(scope.rawValue) scope")
         }
         return key
+    }
+
+    /// A 401 saying `detail`, unless the request gave Authorization more than once: its values then
+    /// arrive joined by a comma, which no key matches, and "unknown API key" would mislead.
+    private static func unauthorized(_ request: Request, otherwise detail: String) -> Problem {
+        let repeated = request.headers[values: .authorization].count > 1
+        return Problem(
+            status: .unauthorized, code: "unauthorized", title: "Unauthorized",
+            detail: repeated ? "the Authorization header is given more than once; send it once, as Bearer <API key>" : detail
+        )
     }
 
     /// The secret of `Bearer <secret>` (the scheme in any case, then one or more spaces, as RFC 9110

@@ -107,6 +107,14 @@ enum StructuredSettings {
                 if let first = configuration.apiKeys.firstIndex(where: { $0.name == key.name }), first < index {
                     throw ConfigurationError(key: "auth.keys[\(index)].name", message: "\(key.name) is auth.keys[\(first)]'s name too; each key needs its own")
                 }
+                // One secret would be both keys, and a request could only ever be the first of them:
+                // the second key's scopes and name would silently never apply.
+                if let first = configuration.apiKeys.firstIndex(where: { $0.sha256 == key.sha256 }), first < index {
+                    throw ConfigurationError(
+                        key: "auth.keys[\(index)].sha256",
+                        message: "is auth.keys[\(first)]'s (\(configuration.apiKeys[first].name)) hash too, so one secret would be both keys; give each key its own secret"
+                    )
+                }
             }
         }
     }

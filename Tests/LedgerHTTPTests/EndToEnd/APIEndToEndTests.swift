@@ -362,6 +362,17 @@ struct APIEndToEndTests {
                 #expect(answer.status == .unauthorized, "\(header)")
                 #expect(try h.object(answer)["code"] as? String == "unauthorized")
             }
+            // Given twice, even with the same key, the header is refused and the answer says why
+            // (its values arrive joined by a comma, which no key matches).
+            for second in [H.readKey, "sl_wrong"] {
+                var twice = HTTPFields()
+                twice.append(HTTPField(name: .authorization, value: "Bearer \(H.readKey)"))
+                twice.append(HTTPField(name: .authorization, value: "Bearer \(second)"))
+                let answer = try await h.request(.get, "/v1/users/u1/entitlements", headers: twice)
+                #expect(answer.status == .unauthorized)
+                #expect(try h.object(answer)["detail"] as? String == "the Authorization header is given more than once; send it once, as Bearer <API key>")
+            }
+            #expect(try h.object(try await h.request(.get, "/v1/users/u1/entitlements", key: "sl_wrong"))["detail"] as? String == "unknown API key")
             let forbidden = try await h.request(.post, "/v1/apple/transactions", key: H.readKey, json: #"{"user_id":"u1","signed_transaction":"x"}"#)
             #expect(forbidden.status == .forbidden)
             #expect(try h.object(forbidden)["code"] as? String == "forbidden")

@@ -273,6 +273,8 @@ struct StructuredConfigurationTests {
         ("linking: { policy: share }", "linking.policy"),
         // The name is what events keep of the key they were recorded with.
         ("auth:\n  keys:\n    - { name: k, scopes: [read], sha256: \"2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824\" }\n    - { name: k, scopes: [admin], sha256: \"486ea46224d1bb4fb680f34f7c9ad96a8f24ec88be73ea8e5a6c65260e9cb8a7\" }", "auth.keys[1].name"),
+        // One secret for two keys: a request would only ever be the first (the hex's case does not matter).
+        ("auth:\n  keys:\n    - { name: a, scopes: [read], sha256: \"2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824\" }\n    - { name: b, scopes: [admin], sha256: \"2CF24DBA5FB0A30E26E83B2AC5B9E29E1B161E5C1FA7425E73043362938B9824\" }", "auth.keys[1].sha256"),
         // A list or a mapping where one value belongs was read as absent: a pass without an end.
         ("products:\n  p: { entitlements: [pro], duration_days: [30] }", "products.p.duration_days"),
         ("apple:\n  apps:\n    - { bundle_id: a, app_apple_id: { id: 1 } }", "apple.apps[0].app_apple_id"),
