@@ -5,7 +5,8 @@ import Logging
 
 /// `subledger audit verify`: walks every stream's hash chain and reports the first broken link of each.
 ///
-/// Exit status 0 when every chain is intact, 1 when any link is broken.
+/// The report, broken links included, goes to standard output, so a saved report holds the
+/// findings; exit status 0 when every chain is intact, 1 when any link is broken.
 struct AuditVerifyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
@@ -20,22 +21,24 @@ struct AuditVerifyCommand: AsyncParsableCommand {
         let progress = ProgressPrinter(label: "audit")
         // A failed read ends the line too, so its error starts on a fresh one.
         defer { progress.finish() }
-        let report = try await StoreRunner.withStore(configuration.database, logger: logger, mustExist: true) { store in
+        let report = try await StoreRunner.withStore(configuration.database, logger: logger, mustExist: true, origin: configuration.databaseOrigin) { store in
             try await SchemaCheck.requireEvents(store, before: "audit verify")
             return try await store.audit { step in
                 progress.update(done: step.events, total: step.totalEvents, unit: "events")
             }
         }
         progress.finish()
-        print("checked \(report.events) events in \(report.streams) streams")
+        print("\(configuration.database.located): checked \(report.events) events in \(report.streams) streams")
         if report.isIntact {
             print("all hash chains are intact")
             return
         }
         for chainBreak in report.breaks {
-            printError("broken link: \(chainBreak)")
+            print("broken link: \(chainBreak)")
         }
-        printError("\(report.breaks.count) stream(s) have a broken hash chain")
+        print("\(report.breaks.count) stream(s) have a broken hash chain")
+        // Also where an error is looked for, when standard output goes to a file.
+        printError("Error: \(report.breaks.count) stream(s) have a broken hash chain (the links are listed on standard output)")
         throw ExitCode(1)
     }
 }

@@ -18,10 +18,10 @@ struct MigrateCommand: AsyncParsableCommand {
             try await store.migrate()
         }
         if applied.isEmpty {
-            print("\(configuration.database): schema is up to date")
+            print("\(configuration.database.located): schema is up to date")
         } else {
             for migration in applied { print("applied \(migration.name)") }
-            print("\(configuration.database): \(applied.count) migration(s) applied")
+            print("\(configuration.database.located): \(applied.count) migration(s) applied")
         }
     }
 }

@@ -28,7 +28,7 @@ struct ReplayCommand: AsyncParsableCommand {
         defer { progress.finish() }
         let check = self.check
         // Both need the database to be there: a mistyped SQLite path must not become a new, empty one.
-        let report = try await StoreRunner.withStore(configuration.database, logger: logger, mustExist: true) { store in
+        let report = try await StoreRunner.withStore(configuration.database, logger: logger, mustExist: true, origin: configuration.databaseOrigin) { store in
             if check {
                 // A check changes nothing, so it needs no write rights: a schema behind is reported.
                 try await SchemaCheck.requireCurrent(store, before: "replay --check")
@@ -52,7 +52,7 @@ struct ReplayCommand: AsyncParsableCommand {
             }
             return check ? try await replayer.check(progress: onProgress) : try await replayer.rebuild(progress: onProgress)
         }
-        print("folded \(report.events) events into \(report.documents) documents")
+        print("\(configuration.database.located): folded \(report.events) events into \(report.documents) documents")
         guard check else {
             print("read models rebuilt and swapped in")
             return
@@ -61,8 +61,10 @@ struct ReplayCommand: AsyncParsableCommand {
             print("read models match a rebuild from the events")
             return
         }
-        for difference in report.differences { printError("difference: \(difference)") }
-        printError("\(report.differences.count) read-model document(s) differ from a rebuild")
+        // The differences are the report, so a saved report holds them; the error line says where they are.
+        for difference in report.differences { print("difference: \(difference)") }
+        print("\(report.differences.count) read-model document(s) differ from a rebuild")
+        printError("Error: \(report.differences.count) read-model document(s) differ from a rebuild (listed on standard output)")
         if report.appendedSinceFold > 0 {
             printError(
                 "\(report.appendedSinceFold) event(s) were appended while the check ran (is subledger serve ingesting?): "

@@ -67,6 +67,9 @@ struct ServeCommand: AsyncParsableCommand {
             return
         }
         let store = try await EventStoreFactory.open(configuration.database, logger: logger)
+        // Named on every start: a mistyped SQLite path opens a new, empty file, and this line is where
+        // an operator sees which file that was.
+        logger.info("database opened", metadata: ["database": "\(configuration.database.located)"])
         // verifyReceipt's connections: refused ones fail at once, so Apple being down is a prompt 502.
         let appleClient = VerifyReceiptClient.makeHTTPClient()
         do {
@@ -138,14 +141,21 @@ struct ServeCommand: AsyncParsableCommand {
             app.beforeServerStarts {
                 let applied = try await store.migrate()
                 if !applied.isEmpty {
-                    logger.info("migrations applied", metadata: ["count": "\(applied.count)", "database": "\(configuration.database)"])
+                    logger.info("migrations applied", metadata: ["count": "\(applied.count)", "database": "\(configuration.database.located)"])
                 }
             }
         }
         app.beforeServerStarts {
             // Only once the schema is there: without it (--no-migrate, a migrate job still to run)
             // there are no events, and /ready says what is missing.
-            guard try await store.pendingMigrations().isEmpty else { return }
+            let pending = try await store.pendingMigrations()
+            guard pending.isEmpty else {
+                logger.notice(
+                    "the database lacks migrations: /ready and requests that use the store answer 503 until subledger migrate applies them",
+                    metadata: ["database": "\(configuration.database.located)", "pending": "\(pending.map(\.name).joined(separator: ", "))"]
+                )
+                return
+            }
             let hidden = try await store.eventsAheadOfServer()
             guard hidden == 0 else { throw HiddenHistory(events: hidden) }
         }

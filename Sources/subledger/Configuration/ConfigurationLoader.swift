@@ -35,7 +35,9 @@ struct ConfigurationLoader {
         } else if FileManager.default.fileExists(atPath: Self.defaultPath) {
             yaml = try Self.read(Self.defaultPath, key: Self.defaultPath)
         }
-        return try load(yaml: yaml ?? "", file: path ?? Self.defaultPath)
+        // Run in another directory, a command finds no file and falls back on every default: say so.
+        let unread = yaml == nil ? "no configuration file was read (no --config, and no \(Self.defaultPath) in \(FileManager.default.currentDirectoryPath))" : nil
+        return try load(yaml: yaml ?? "", file: path ?? Self.defaultPath, unread: unread)
     }
 
     /// The file's text; a directory, an unreadable file or one that is not UTF-8 is a refused
@@ -54,8 +56,9 @@ struct ConfigurationLoader {
         return text
     }
 
-    /// Loads from YAML text and the environment; `file` names the text's file in errors about it as a whole.
-    func load(yaml: String, file: String = "(file)") throws -> SubledgerConfiguration {
+    /// Loads from YAML text and the environment; `file` names the text's file in errors about it as
+    /// a whole, and `unread` says why there was no file, if there was none.
+    func load(yaml: String, file: String = "(file)", unread: String? = nil) throws -> SubledgerConfiguration {
         var (values, sections) = try Self.flatten(yaml: yaml, file: file)
         // Secrets never go in the file, even when the environment overrides its value: the file is
         // shared, copied and committed.
@@ -85,6 +88,11 @@ struct ConfigurationLoader {
             values[path] = try Self.validate(value, for: key, source: sources[path] ?? path)
         }
         var configuration = try SubledgerConfiguration(values: values, sources: sources)
+        switch sources["database.url"] {
+        case nil: configuration.databaseOrigin = "the default, as \(unread ?? "\(file) sets no database.url")"
+        case "database.url": configuration.databaseOrigin = "from database.url in \(file)"
+        case let variable?: configuration.databaseOrigin = "from \(variable)"
+        }
         try StructuredSettings.apply(sections, to: &configuration, environment: environment, needsSecrets: needsSecrets)
         if let variable = values["apple.verify_receipt.shared_secret_env"] {
             if let secret = environment[variable], !secret.isEmpty {

@@ -15,6 +15,9 @@ struct SubledgerConfiguration: Sendable, Equatable {
     /// The most connections served at once; nil for the default (see `LedgerApplication.Settings`).
     var httpMaxConnections: Int?
     var database = DatabaseURL.default
+    /// Where `database` came from, said when the database is not there: the file, the environment
+    /// variable, or the default (and why the default).
+    var databaseOrigin = "the default"
     var migrateOnStart = true
     var logLevel = Logger.Level.info
     var apps: [AppSettings] = []

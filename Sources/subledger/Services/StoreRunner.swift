@@ -8,23 +8,31 @@ import Logging
 enum StoreRunner {
     /// The SQLite file a command that needs existing data was pointed at does not exist; opening it
     /// would have created an empty one (and a mistyped path would then be "migrated").
+    ///
+    /// It names the file in full and where its path came from: run in the wrong directory, a command
+    /// falls back on the default path, and migrating there would make an empty ledger that passes
+    /// every check.
     struct MissingDatabase: Error, CustomStringConvertible {
-        var path: String
+        var url: DatabaseURL
+        var origin: String
         var description: String {
-            "no SQLite database at \(path): check database.url (SUBLEDGER_DATABASE_URL); subledger migrate creates one"
+            "no SQLite database at \(url.located.dropFirst("sqlite:".count)) (its path is \(origin)): "
+                + "check database.url or SUBLEDGER_DATABASE_URL and the directory the command runs in; "
+                + "subledger migrate would create a new, empty database there"
         }
     }
 
     /// `mustExist`: the command works on data already there (audit, replay), so it must not create
-    /// a SQLite file that is not there.
+    /// a SQLite file that is not there; `origin` says where the URL came from if it is not.
     static func withStore<T: Sendable>(
         _ url: DatabaseURL,
         logger: Logger,
         mustExist: Bool = false,
+        origin: String = "from database.url",
         _ body: @Sendable (any EventStore) async throws -> T
     ) async throws -> T {
         if mustExist, case .sqlite(let path) = url, !FileManager.default.fileExists(atPath: path) {
-            throw MissingDatabase(path: path)
+            throw MissingDatabase(url: url, origin: origin)
         }
         try await DatabaseWait.untilReachable(url, logger: logger)
         let store = try await EventStoreFactory.open(url, logger: logger)

@@ -52,6 +52,10 @@ struct ServeProcessTests {
             // The stop is announced when it begins, with the time requests in flight have.
             #expect(server.standardError.contains("stopping: no new connections; requests in flight have up to 8 s to finish"))
             #expect(server.standardError.contains("stopped"))
+            // Which file was opened is named in full: a mistyped path would have made a new one.
+            let file = directory.appendingPathComponent("subledger.sqlite").resolvingSymlinksInPath().path
+            #expect(server.standardError.contains("database opened"), "\(server.standardError)")
+            #expect(server.standardError.contains("sqlite:\(file)"), "\(server.standardError)")
         }
     }
 
@@ -199,12 +203,23 @@ struct ServeProcessTests {
         try await withTemporaryDirectory { directory in
             let file = directory.appendingPathComponent("subledger.sqlite").path
             // Nor does replay, which writes, but only over data that is there.
+            // The message names the file in full and why that path: run in the wrong directory, a
+            // command falls back on the default, and migrating there would make an empty ledger.
+            let absolute = directory.resolvingSymlinksInPath().appendingPathComponent("subledger.sqlite").path
             for command in [["replay", "--check"], ["audit", "verify"], ["replay"]] {
                 let result = try await SubledgerProcess.run(command, in: directory)
                 #expect(result.status == 1, "\(command)")
-                #expect(result.stderr.contains("no SQLite database at subledger.sqlite"), "\(result.stderr)")
+                #expect(result.stderr.contains("no SQLite database at \(absolute) (its path is the default, as no configuration file was read"), "\(result.stderr)")
                 #expect(!FileManager.default.fileExists(atPath: file), "\(command) created the file")
             }
+            // A path from the file or from the environment is said to come from there.
+            try "database: { url: \"sqlite:data/ledger.sqlite\" }\n".write(to: directory.appendingPathComponent("audit.yaml"), atomically: true, encoding: .utf8)
+            let fromFile = try await SubledgerProcess.run(["audit", "verify", "--config", "audit.yaml"], in: directory)
+            #expect(fromFile.status == 1)
+            let named = directory.resolvingSymlinksInPath().appendingPathComponent("data/ledger.sqlite").path
+            #expect(fromFile.stderr.contains("no SQLite database at \(named) (its path is from database.url in audit.yaml)"), "\(fromFile.stderr)")
+            let fromEnvironment = try await SubledgerProcess.run(["audit", "verify"], in: directory, environment: ["SUBLEDGER_DATABASE_URL": "sqlite:/nowhere/x.sqlite"])
+            #expect(fromEnvironment.stderr.contains("no SQLite database at /nowhere/x.sqlite (its path is from SUBLEDGER_DATABASE_URL)"), "\(fromEnvironment.stderr)")
             // An empty file: a database without the schema. replay, which migrates a database
             // behind, gives none to a database without the event tables (no history to fold).
             #expect(FileManager.default.createFile(atPath: file, contents: nil))
@@ -296,6 +311,9 @@ struct ServeProcessTests {
             #expect(try await httpRequest("http://127.0.0.1:\(port)/v1/apple/notifications/v1", method: .POST, json: v1).status == 200)
             server.signal(SIGTERM)
             #expect(try await server.waitForExit() == 0)
+            // The log said so at start, naming what the database lacked.
+            #expect(server.standardError.contains("the database lacks migrations"), "\(server.standardError)")
+            #expect(server.standardError.contains("0001_events.sql, 0002_rejections.sql"), "\(server.standardError)")
         }
     }
 
@@ -317,7 +335,10 @@ struct ServeProcessTests {
 
             let clean = try await SubledgerProcess.run(["audit", "verify"], in: directory)
             #expect(clean.status == 0)
-            #expect(clean.stdout.contains("checked 2 events in 1 streams"))
+            // The report names the database it checked, in full.
+            let located = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+            #expect(clean.stdout.contains("sqlite:\(located): checked 2 events in 1 streams"), "\(clean.stdout)")
+            #expect(clean.stdout.contains("all hash chains are intact"))
 
             let raw = try await SQLiteConnection.open(storage: .file(path: path))
             _ = try await raw.query("DROP TRIGGER events_immutable_update")
@@ -326,8 +347,12 @@ struct ServeProcessTests {
 
             let broken = try await SubledgerProcess.run(["audit", "verify"], in: directory)
             #expect(broken.status == 1)
-            #expect(broken.stderr.contains("stream subscription-1 version 2"))
-            #expect(broken.stderr.contains("hash_mismatch"))
+            // The findings are the report: on standard output, so a saved report holds them.
+            #expect(broken.stdout.contains("broken link:"), "\(broken.stdout)")
+            #expect(broken.stdout.contains("stream subscription-1 version 2"), "\(broken.stdout)")
+            #expect(broken.stdout.contains("hash_mismatch"))
+            #expect(broken.stdout.contains("1 stream(s) have a broken hash chain"))
+            #expect(broken.stderr.contains("Error: 1 stream(s) have a broken hash chain"), "\(broken.stderr)")
         }
     }
 
