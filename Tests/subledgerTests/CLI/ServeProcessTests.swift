@@ -353,6 +353,17 @@ struct ServeProcessTests {
             #expect(broken.stdout.contains("hash_mismatch"))
             #expect(broken.stdout.contains("1 stream(s) have a broken hash chain"))
             #expect(broken.stderr.contains("Error: 1 stream(s) have a broken hash chain"), "\(broken.stderr)")
+
+            // A read-model document no rebuild makes: replay --check reports it on standard output too.
+            let edit = try await SQLiteConnection.open(storage: .file(path: path))
+            _ = try await edit.query(#"INSERT INTO projections (model, key, data) VALUES ('entitlements', 'mallory', '{}')"#)
+            try await edit.close()
+            let check = try await SubledgerProcess.run(["replay", "--check"], in: directory)
+            #expect(check.status == 1)
+            #expect(check.stdout.contains("sqlite:\(located): folded"), "\(check.stdout)")
+            #expect(check.stdout.contains("difference: ") && check.stdout.contains("mallory"), "\(check.stdout)")
+            #expect(check.stdout.contains("1 read-model document(s) differ from a rebuild"), "\(check.stdout)")
+            #expect(check.stderr.contains("Error: 1 read-model document(s) differ from a rebuild"), "\(check.stderr)")
         }
     }
 
