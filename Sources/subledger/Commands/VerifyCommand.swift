@@ -13,7 +13,9 @@ struct VerifyCommand: AsyncParsableCommand {
         abstract: "Verify an App Store signed transaction, renewal info, AppTransaction or V2 notification.",
         discussion: """
             INPUT is a compact JWS or a notification body ({"signedPayload": "..."}), read from a file or from stdin (-). \
-            The payload is printed as JSON on stdout, with nested signed data decoded too. The chain must lead to \
+            Several JWS separated by line breaks or spaces are verified in turn, as an apple.transaction event's \
+            data.raw keeps a transaction and its renewal info. \
+            Each payload is printed as JSON on stdout, with nested signed data decoded too. The chain must lead to \
             Apple Root CA - G3 or to a --root. Without --bundle-id (and --app-apple-id) the payload's own claims \
             are taken, so only the chain, the signature and the environment are checked.
             """
@@ -41,13 +43,19 @@ struct VerifyCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        do {
-            let text = try readInput()
-            let output = try await verify(text, now: Date())
-            print(output)
-        } catch let error as AppStoreError {
-            FileHandle.standardError.write(Data("\(error.code.rawValue): \(error.message)\(hint(for: error))\n".utf8))
-            throw ExitCode(1)
+        let text = try readInput()
+        // A JWS holds no whitespace, so any separates two (a stored submission's transaction and
+        // renewal info); a notification body is one JSON document.
+        let inputs = text.hasPrefix("{") ? [text] : text.split(whereSeparator: \.isWhitespace).map(String.init)
+        let now = Date()
+        for (index, input) in inputs.enumerated() {
+            do {
+                print(try await verify(input, now: now))
+            } catch let error as AppStoreError {
+                let which = inputs.count > 1 ? "JWS \(index + 1) of \(inputs.count): " : ""
+                FileHandle.standardError.write(Data("\(which)\(error.code.rawValue): \(error.message)\(hint(for: error))\n".utf8))
+                throw ExitCode(1)
+            }
         }
     }
 

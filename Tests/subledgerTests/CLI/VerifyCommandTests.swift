@@ -68,4 +68,27 @@ struct VerifyCommandTests {
             #expect(accepted.status == 0, "\(accepted.stderr)")
         }
     }
+
+    /// An apple.transaction event's data.raw keeps the transaction and its renewal info on two
+    /// lines: verify takes that text as it is stored, checks both, and says which one failed.
+    @Test func aStoredSubmissionsTransactionAndRenewalInfoAreBothVerified() async throws {
+        try await withTemporaryDirectory { directory in
+            let pki = try TestPKI()
+            try pki.rootPEM.write(to: directory.appendingPathComponent("test-root.pem"), atomically: true, encoding: .utf8)
+            let now = AppStoreDate(millisecondsSince1970: Int64(Date().timeIntervalSince1970 * 1000))
+            let transaction = try pki.signTransaction(.testSubscription(transactionId: "1000", originalTransactionId: "900", purchaseDate: now))
+            let renewal = try pki.signRenewalInfo(.testRenewal(originalTransactionId: "900", autoRenewProductId: "com.example.pro.yearly"))
+            let both = try await SubledgerProcess.run(["verify", "--root", "test-root.pem", "-"], in: directory, input: transaction + "\n" + renewal + "\n")
+            #expect(both.status == 0, "\(both.stderr)")
+            #expect(both.stdout.contains(#""transactionId" : "1000""#), "\(both.stdout)")
+            #expect(both.stdout.contains(#""autoRenewProductId" : "com.example.pro.yearly""#), "\(both.stdout)")
+            #expect(both.stderr.components(separatedBy: "verified: leaf SHA-256").count == 3, "\(both.stderr)")
+
+            // The second is broken: the answer names it, after the first was printed.
+            let broken = try await SubledgerProcess.run(["verify", "--root", "test-root.pem", "-"], in: directory, input: transaction + "\n" + renewal.dropLast(10) + "AAAAAAAAAA\n")
+            #expect(broken.status == 1)
+            #expect(broken.stderr.contains("\nJWS 2 of 2: invalid_signature: "), "\(broken.stderr)")
+            #expect(broken.stdout.contains(#""transactionId" : "1000""#), "\(broken.stdout)")
+        }
+    }
 }
