@@ -193,6 +193,7 @@ extension JSONSyntaxFault {
             case UInt8(ascii: "t"): return literal("true")
             case UInt8(ascii: "f"): return literal("false")
             case UInt8(ascii: "n"): return literal("null")
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"): return bareWord()
             default: return unexpected("expected a value")
             }
         }
@@ -317,11 +318,18 @@ extension JSONSyntaxFault {
 
         mutating func literal(_ word: StaticString) -> (Int, String)? {
             let expected = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
-            guard bytes[index...].starts(with: expected) else {
-                return (index, "expected \(word)")
-            }
+            guard bytes[index...].starts(with: expected) else { return bareWord() }
             index += expected.count
             return nil
+        }
+
+        /// A word where a value belongs that is not one of JSON's three (`tru`, `None`, `not json`):
+        /// the fault names the word rather than the literal its first letter suggests.
+        func bareWord() -> (Int, String) {
+            let isLetter = { (byte: UInt8) in (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte | 0x20 ^ 0x20) && byte & 0x80 == 0 }
+            let end = bytes[index...].prefix(32).firstIndex(where: { !isLetter($0) }) ?? min(bytes.count, index + 32)
+            let word = String(decoding: bytes[index..<end], as: UTF8.self)
+            return (index, "expected a value, found '\(word)' (JSON's only bare words are true, false and null)")
         }
 
         /// The UTF-16 unit of the `\\u` escape whose backslash is at `offset`, if four hex digits follow.
