@@ -774,6 +774,16 @@ struct APIEndToEndTests {
             let next = try #require(body["next_after"] as? String)
             let rest = try await h.request(.get, "/v1/events?after=\(next)&limit=1000", key: H.readKey)
             #expect((try h.object(rest)["events"] as? [Any])?.count == total - 2)
+            // A reader that has caught up (or holds a cursor past the end) gets an empty page whose
+            // next_after is its own cursor: where it waits for more.
+            let last = try #require(try h.object(rest)["next_after"] as? String)
+            let caughtUp = try h.object(try await h.request(.get, "/v1/events?after=\(last)", key: H.readKey))
+            #expect((caughtUp["events"] as? [Any])?.isEmpty == true)
+            #expect(caughtUp["next_after"] as? String == last)
+            // SQLite's cursors carry transaction 0 and a given one is not read (docs/api.md);
+            // PostgreSQL orders by transaction first, so one from the future is past the end.
+            let ahead = try h.object(try await h.request(.get, "/v1/events?after=9999999999-0", key: H.readKey))
+            #expect((ahead["events"] as? [Any])?.count == (dialect == .sqlite ? total : 0))
             #expect(try await h.request(.get, "/v1/events?limit=5000", key: H.readKey).status == .badRequest)
 
             let stream = try await h.request(.get, "/v1/events", key: H.readKey, headers: [.accept: "application/x-ndjson"])
