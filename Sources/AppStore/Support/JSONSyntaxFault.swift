@@ -106,6 +106,8 @@ extension JSONSyntaxFault {
         var lastComma = 0
         /// Set with a fault the decoder does not see.
         var beyondFoundation = false
+        /// An empty buffer for the next escaped name to be decoded into (its capacity is kept).
+        var scratch: [UInt8] = []
 
         init(_ bytes: [UInt8]) { self.bytes = bytes }
 
@@ -143,8 +145,9 @@ extension JSONSyntaxFault {
                         endContainer()
                     } else if byte == UInt8(ascii: "\"") {
                         let start = index
-                        if let fault = string() { return fault }
-                        if !names.insert(name(from: start)) {
+                        let (fault, name) = name()
+                        if let fault { return fault }
+                        if !names.insert(name) {
                             beyondFoundation = true
                             return (start, "the field name \(Self.quoted(bytes[(start + 1)..<(index - 1)])) is given twice in this object")
                         }
@@ -204,16 +207,19 @@ extension JSONSyntaxFault {
             names.close()
         }
 
-        /// The value of the valid string that starts at `start` and ends before `index`. One
-        /// without escapes is its bytes, taken as they are; one with them is read again, decoding them.
-        func name(from start: Int) -> String {
-            let written = bytes[(start + 1)..<(index - 1)]
-            guard written.contains(UInt8(ascii: "\\")) else { return String(decoding: written, as: UTF8.self) }
-            var again = self
-            again.index = start
-            var value: [UInt8] = []
-            _ = again.string(decodingInto: &value)
-            return String(decoding: value, as: UTF8.self)
+        /// Scans a field name and returns its value. One without escapes is its bytes, taken as they
+        /// are; one with them is decoded as the scan goes, from the first backslash on, into a buffer
+        /// kept from name to name (a body of many escaped names reads each once and allocates little).
+        mutating func name() -> (fault: (Int, String)?, name: String) {
+            let start = index
+            var decoded: [UInt8]? = nil
+            if let fault = string(into: &decoded, fromFirstEscape: true) { return (fault, "") }
+            guard var value = decoded else { return (nil, String(decoding: bytes[(start + 1)..<(index - 1)], as: UTF8.self)) }
+            decoded = nil
+            let name = String(decoding: value, as: UTF8.self)
+            value.removeAll(keepingCapacity: true)
+            scratch = value
+            return (nil, name)
         }
 
         mutating func string() -> (Int, String)? {
@@ -221,15 +227,10 @@ extension JSONSyntaxFault {
             return string(into: &ignored)
         }
 
-        /// Scans a string, appending its value's UTF-8 to `value` (escapes decoded).
-        mutating func string(decodingInto value: inout [UInt8]) -> (Int, String)? {
-            var collected: [UInt8]? = []
-            defer { value = collected ?? [] }
-            return string(into: &collected)
-        }
-
-        /// Scans a string, appending its value's UTF-8 to `value` unless it is nil.
-        mutating func string(into value: inout [UInt8]?) -> (Int, String)? {
+        /// Scans a string, appending its value's UTF-8 to `value` unless it is nil; with
+        /// `fromFirstEscape`, a nil `value` becomes the scratch buffer at the first backslash, holding
+        /// the string read so far.
+        mutating func string(into value: inout [UInt8]?, fromFirstEscape: Bool = false) -> (Int, String)? {
             let start = index
             index += 1
             while index < bytes.count {
@@ -245,6 +246,12 @@ extension JSONSyntaxFault {
                     return nil
                 case UInt8(ascii: "\\"):
                     guard index + 1 < bytes.count else { return (start, "the string that starts here is not closed") }
+                    if fromFirstEscape, value == nil {
+                        var buffer: [UInt8] = []
+                        swap(&buffer, &scratch)
+                        buffer.append(contentsOf: bytes[(start + 1)..<index])
+                        value = consume buffer
+                    }
                     let escaped = bytes[index + 1]
                     if escaped == UInt8(ascii: "u") {
                         guard let unit = hexUnit(at: index) else {

@@ -6,7 +6,7 @@ import Foundation
 ///
 /// Every accepted body is decoded by Foundation's `JSONDecoder` and then scanned by
 /// `JSONSyntaxFault.findAccepting` for what the decoder lets pass (a trailing comma, a name given
-/// twice). Small bodies are what Apple and clients send; the three 1 MiB shapes are the worst a
+/// twice). Small bodies are what Apple and clients send; the 1 MiB shapes are the worst a
 /// client within the body limit can send, and bound the CPU one such request can take.
 struct JSONScanBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -48,8 +48,8 @@ struct JSONScanBenchmark: AsyncParsableCommand {
         }
     }
 
-    /// A submission of the usual size, then three bodies just under `limit`: many small objects, one
-    /// object of many names, and one long string.
+    /// A submission of the usual size, then bodies just under `limit`: many small objects, one
+    /// object of many names, both again with escaped names, and one long string.
     static func bodies(limit: Int) -> [(String, Data)] {
         let token = String(repeating: "eyJhbGciOiJFUzI1NiJ9", count: 200)
         let usual = Data(#"{"user_id":"u-1","signed_transaction":"\#(token)"}"#.utf8)
@@ -68,11 +68,28 @@ struct JSONScanBenchmark: AsyncParsableCommand {
             index += 1
         }
         names += "}"
+        // Names with an escape are decoded to be compared, so they cost the scan more.
+        var escapedNames = #"{"user_id":"u-1","signed_transaction":"t""#
+        index = 0
+        while escapedNames.utf8.count < limit - 64 {
+            escapedNames += #","é\#(index)":\#(index)"#
+            index += 1
+        }
+        escapedNames += "}"
+        var escapedObjects = head
+        index = 0
+        while escapedObjects.utf8.count < limit - 64 {
+            escapedObjects += (index == 0 ? "" : ",") + #"{"a":\#(index),"é":true}"#
+            index += 1
+        }
+        escapedObjects += "]}"
         let string = #"{"user_id":"u-1","signed_transaction":"\#(String(repeating: "x", count: limit - 64))"}"#
         return [
             ("a usual submission", usual),
             ("1 MiB of small objects", Data(objects.utf8)),
             ("1 MiB: one object of many names", Data(names.utf8)),
+            ("1 MiB: small objects, escaped names", Data(escapedObjects.utf8)),
+            ("1 MiB: many escaped names", Data(escapedNames.utf8)),
             ("1 MiB: one long string", Data(string.utf8)),
         ]
     }

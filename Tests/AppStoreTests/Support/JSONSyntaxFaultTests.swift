@@ -100,8 +100,16 @@ struct JSONSyntaxFaultTests {
                 #expect(fault.isBeyondFoundation)
             }
             // Written with an escape, or as the Kelvin sign for a K: the same name to the decoder.
-            let escaped = object(count, then: #","n0":1"#)
-            #expect(JSONSyntaxFault.find(in: Array(escaped.utf8))?.isBeyondFoundation == true, "\(count) names")
+            let escaped = object(count, then: #","n\u0030":1"#)
+            let escapedFault = JSONSyntaxFault.find(in: Array(escaped.utf8))
+            #expect(escapedFault?.isBeyondFoundation == true, "\(count) names")
+            #expect(escapedFault?.problem == #"the field name "n\u0030" is given twice in this object"#, "\(count) names")
+            // Every name escaped, each decoded into the buffer the one before used: the one given
+            // twice is found, and names that differ after their escape are not taken for one another.
+            let allEscaped = "{" + (0..<count).map { #""\u006E\#($0)x":0"# }.joined(separator: ",") + #","n\#(count - 1)x":1}"#
+            #expect(JSONSyntaxFault.find(in: Array(allEscaped.utf8))?.problem == "the field name \"n\(count - 1)x\" is given twice in this object", "\(count) names")
+            let distinct = "{" + (0..<count).map { #""\u006E\#($0)x":0"# }.joined(separator: ",") + "}"
+            #expect(JSONSyntaxFault.find(in: Array(distinct.utf8)) == nil, "\(count) names")
             let kelvin = "{\"K\":0," + object(count).dropFirst().dropLast() + ",\"\u{212A}\":1}"
             #expect(JSONSyntaxFault.find(in: Array(kelvin.utf8))?.isBeyondFoundation == true, "\(count) names")
             // Nested objects (large or small) keep their own names, before and after the parent's.
