@@ -33,15 +33,39 @@ public final class SQLiteEventStore: EventStore {
         logger: Logger = Logger(label: "subledger.eventstore.sqlite"),
         now: @escaping @Sendable () -> Date = { Date() }
     ) async throws -> SQLiteEventStore {
+        // A connection opened before a later step fails is closed here: sqlite-nio asserts that
+        // every connection is closed (a file that is not SQLite fails at the first pragma).
+        var opened: [SQLiteConnection] = []
         do {
             let writer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+            opened.append(writer)
             for pragma in SQLiteSQL.writerPragmas { _ = try await writer.query(pragma) }
             let reader = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+            opened.append(reader)
             for pragma in SQLiteSQL.readerPragmas { _ = try await reader.query(pragma) }
             return SQLiteEventStore(writer: writer, reader: reader, path: path, logger: logger, now: now)
-        } catch let error as SQLiteError {
-            throw EventStoreError(.storageUnavailable, "cannot open SQLite database \(path): \(error.message)")
+        } catch {
+            for connection in opened {
+                let closed: EventLoopFuture<Void> = connection.close()
+                try? await closed.get()
+            }
+            guard let error = error as? SQLiteError else { throw error }
+            throw EventStoreError(.storageUnavailable, openFailure(error, path: path))
         }
+    }
+
+    /// Why `path` could not be opened, in an operator's words, naming the file in full.
+    static func openFailure(_ error: SQLiteError, path: String) -> String {
+        let file = URL(fileURLWithPath: path).standardizedFileURL
+        let directory = file.deletingLastPathComponent()
+        var isDirectory: ObjCBool = false
+        if !FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) || !isDirectory.boolValue {
+            return "cannot open SQLite database \(file.path): the directory \(directory.path) does not exist (SQLite creates the file, not its directory)"
+        }
+        if case .notADatabase = error.reason {
+            return "cannot open SQLite database \(file.path): the file is not a SQLite database (\(error.message))"
+        }
+        return "cannot open SQLite database \(file.path): \(error.message)"
     }
 
     public func run() async throws {

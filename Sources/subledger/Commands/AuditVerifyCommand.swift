@@ -22,7 +22,7 @@ struct AuditVerifyCommand: AsyncParsableCommand {
         // A failed read ends the line too, so its error starts on a fresh one.
         defer { progress.finish() }
         let report = try await StoreRunner.withStore(configuration.database, logger: logger, mustExist: true, origin: configuration.databaseOrigin) { store in
-            try await SchemaCheck.requireEvents(store, before: "audit verify")
+            try await SchemaCheck.requireEvents(store, database: configuration.database, before: "audit verify")
             return try await store.audit { step in
                 progress.update(done: step.events, total: step.totalEvents, unit: "events")
             }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import EventStore
+import Foundation
 import Logging
 
 /// `subledger migrate`: applies pending numbered migrations and reports what it did.
@@ -14,14 +15,17 @@ struct MigrateCommand: AsyncParsableCommand {
     func run() async throws {
         let configuration = try options.load(needsSecrets: false)
         let logger = ProcessLogger.make(level: configuration.logLevel)
-        let applied = try await StoreRunner.withStore(configuration.database, logger: logger) { store in
+        // Said when migrate makes the file: run in the wrong directory, it starts an empty ledger.
+        let isNew = if case .sqlite(let path) = configuration.database { !FileManager.default.fileExists(atPath: path) } else { false }
+        let applied = try await StoreRunner.withStore(configuration.database, logger: logger, origin: configuration.databaseOrigin) { store in
             try await store.migrate()
         }
+        if isNew { print("\(configuration.database.located): created (no file was there)") }
         if applied.isEmpty {
             print("\(configuration.database.located): schema is up to date")
         } else {
-            for migration in applied { print("applied \(migration.name)") }
             print("\(configuration.database.located): \(applied.count) migration(s) applied")
+            for migration in applied { print("applied \(migration.name)") }
         }
     }
 }

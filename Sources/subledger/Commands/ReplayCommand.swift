@@ -31,12 +31,12 @@ struct ReplayCommand: AsyncParsableCommand {
         let report = try await StoreRunner.withStore(configuration.database, logger: logger, mustExist: true, origin: configuration.databaseOrigin) { store in
             if check {
                 // A check changes nothing, so it needs no write rights: a schema behind is reported.
-                try await SchemaCheck.requireCurrent(store, before: "replay --check")
+                try await SchemaCheck.requireCurrent(store, database: configuration.database, before: "replay --check")
             } else {
                 // It writes the read models this build ships, so it migrates; but a database without
                 // the event tables has no history to fold (a mistyped PostgreSQL database or
                 // schema), and must not be given a schema by a replay.
-                try await SchemaCheck.requireEvents(store, before: "replay")
+                try await SchemaCheck.requireEvents(store, database: configuration.database, before: "replay")
                 try await store.migrate()
             }
             let replayer = LedgerReplayer(store: store)

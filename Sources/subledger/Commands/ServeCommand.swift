@@ -143,6 +143,14 @@ struct ServeCommand: AsyncParsableCommand {
                 if !applied.isEmpty {
                     logger.info("migrations applied", metadata: ["count": "\(applied.count)", "database": "\(configuration.database.located)"])
                 }
+                // The first migration makes the event tables: this is a new, empty ledger, which a
+                // mistyped path also gives. Said so an operator expecting history looks at the path.
+                if applied.contains(where: { $0.version == 1 }) {
+                    logger.notice(
+                        "a new, empty ledger: the database had no event tables; if it should hold events, check database.url",
+                        metadata: ["database": "\(configuration.database.located)"]
+                    )
+                }
             }
         }
         app.beforeServerStarts {

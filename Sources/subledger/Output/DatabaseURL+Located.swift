@@ -6,7 +6,8 @@ extension DatabaseURL {
     /// against the working directory (which file it opens depends on where the command ran), a
     /// PostgreSQL URL without its password.
     var located: String {
-        guard case .sqlite(let path) = self, !path.hasPrefix("/") else { return description }
+        // `:memory:` is SQLite's name for a database in no file.
+        guard case .sqlite(let path) = self, !path.hasPrefix("/"), path != ":memory:" else { return description }
         let directory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
         return "sqlite:" + URL(fileURLWithPath: path, relativeTo: directory).standardizedFileURL.path
     }

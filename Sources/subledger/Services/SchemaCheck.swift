@@ -10,27 +10,27 @@ enum SchemaCheck {
 
     /// Throws `SchemaBehind` unless the database has every migration this build ships (`replay
     /// --check` compares read models this build writes).
-    static func requireCurrent(_ store: any EventStore, before command: String) async throws {
+    static func requireCurrent(_ store: any EventStore, database: DatabaseURL, before command: String) async throws {
         let pending = try await store.pendingMigrations()
         guard !pending.isEmpty else { return }
-        throw behind(pending, store: store, before: command)
+        throw behind(pending, database: database, before: command)
     }
 
     /// Throws `SchemaBehind` only when the database has no event tables at all (migration 0001): the
     /// audit reads nothing later migrations add, so an auditor's newer build reads an older schema.
-    static func requireEvents(_ store: any EventStore, before command: String) async throws {
+    static func requireEvents(_ store: any EventStore, database: DatabaseURL, before command: String) async throws {
         let pending = try await store.pendingMigrations()
         guard let events = pending.first(where: { $0.version == 1 }) else { return }
         // Named alone: the later migrations are not what this command needs (and replay applies them).
         throw SchemaBehind(description: """
-            the \(store.dialect.rawValue) database has no event tables (migration \(events.name)), which \(command) reads; \
+            the database \(database.located) has no event tables (migration \(events.name)), which \(command) reads; \
             run subledger migrate before \(command)
             """)
     }
 
-    private static func behind(_ pending: [Migration], store: any EventStore, before command: String) -> SchemaBehind {
+    private static func behind(_ pending: [Migration], database: DatabaseURL, before command: String) -> SchemaBehind {
         SchemaBehind(description: """
-            the \(store.dialect.rawValue) database lacks \(pending.count) migration(s) this build needs \
+            the database \(database.located) lacks \(pending.count) migration(s) this build needs \
             (\(pending.map(\.name).joined(separator: ", "))); run subledger migrate before \(command)
             """)
     }

@@ -16,9 +16,13 @@ enum StoreRunner {
         var url: DatabaseURL
         var origin: String
         var description: String {
-            "no SQLite database at \(url.located.dropFirst("sqlite:".count)) (its path is \(origin)): "
+            let file = URL(fileURLWithPath: String(url.located.dropFirst("sqlite:".count)))
+            let directory = file.deletingLastPathComponent().path
+            var isDirectory: ObjCBool = false
+            let directoryExists = FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) && isDirectory.boolValue
+            return "no SQLite database at \(file.path) (its path is \(origin)): "
                 + "check database.url or SUBLEDGER_DATABASE_URL and the directory the command runs in; "
-                + "subledger migrate would create a new, empty database there"
+                + (directoryExists ? "subledger migrate would create a new, empty database there" : "its directory \(directory) does not exist either")
         }
     }
 
@@ -28,7 +32,7 @@ enum StoreRunner {
         _ url: DatabaseURL,
         logger: Logger,
         mustExist: Bool = false,
-        origin: String = "from database.url",
+        origin: String,
         _ body: @Sendable (any EventStore) async throws -> T
     ) async throws -> T {
         if mustExist, case .sqlite(let path) = url, !FileManager.default.fileExists(atPath: path) {

@@ -56,6 +56,8 @@ struct ServeProcessTests {
             let file = directory.appendingPathComponent("subledger.sqlite").resolvingSymlinksInPath().path
             #expect(server.standardError.contains("database opened"), "\(server.standardError)")
             #expect(server.standardError.contains("sqlite:\(file)"), "\(server.standardError)")
+            // A fresh file is said to be a new, empty ledger (a mistyped path gives one too).
+            #expect(server.standardError.contains("a new, empty ledger"), "\(server.standardError)")
         }
     }
 
@@ -220,6 +222,20 @@ struct ServeProcessTests {
             #expect(fromFile.stderr.contains("no SQLite database at \(named) (its path is from database.url in audit.yaml)"), "\(fromFile.stderr)")
             let fromEnvironment = try await SubledgerProcess.run(["audit", "verify"], in: directory, environment: ["SUBLEDGER_DATABASE_URL": "sqlite:/nowhere/x.sqlite"])
             #expect(fromEnvironment.stderr.contains("no SQLite database at /nowhere/x.sqlite (its path is from SUBLEDGER_DATABASE_URL)"), "\(fromEnvironment.stderr)")
+            // There migrate could not create it either, and the advice says why rather than suggesting it.
+            #expect(fromEnvironment.stderr.contains("its directory /nowhere does not exist either"), "\(fromEnvironment.stderr)")
+            let noDirectory = try await SubledgerProcess.run(["migrate", "--config", "audit.yaml"], in: directory)
+            #expect(noDirectory.status == 1)
+            #expect(noDirectory.stderr.contains("cannot open SQLite database \(named): the directory \(named.dropLast("/ledger.sqlite".count)) does not exist (SQLite creates the file, not its directory)"), "\(noDirectory.stderr)")
+            // A file that is not SQLite (a compressed backup, say) is named as such, and every
+            // connection opened is closed first (a debug build asserted and crashed here).
+            try Data("not a database, just text\n".utf8).write(to: directory.appendingPathComponent("junk.sqlite"))
+            for command in [["audit", "verify"], ["migrate"], ["replay", "--check"]] {
+                let junk = try await SubledgerProcess.run(command, in: directory, environment: ["SUBLEDGER_DATABASE_URL": "sqlite:junk.sqlite"])
+                #expect(junk.status == 1, "\(command)")
+                #expect(junk.stderr.contains("cannot open SQLite database \(directory.resolvingSymlinksInPath().path)/junk.sqlite: the file is not a SQLite database"), "\(command): \(junk.stderr)")
+                #expect(!junk.stderr.contains("Assertion failed"), "\(command)")
+            }
             // An empty file: a database without the schema. replay, which migrates a database
             // behind, gives none to a database without the event tables (no history to fold).
             #expect(FileManager.default.createFile(atPath: file, contents: nil))
@@ -322,8 +338,11 @@ struct ServeProcessTests {
             let migrate = try await SubledgerProcess.run(["migrate"], in: directory)
             #expect(migrate.status == 0)
             #expect(migrate.stdout.contains("applied 0001_events.sql"))
+            // The report begins with the database, and says when migrate made the file.
+            let located = URL(fileURLWithPath: directory.appendingPathComponent("subledger.sqlite").path).resolvingSymlinksInPath().path
+            #expect(migrate.stdout.hasPrefix("sqlite:\(located): created (no file was there)\n"), "\(migrate.stdout)")
             let again = try await SubledgerProcess.run(["migrate"], in: directory)
-            #expect(again.stdout.contains("up to date"))
+            #expect(again.stdout == "sqlite:\(located): schema is up to date\n", "\(again.stdout)")
 
             let path = directory.appendingPathComponent("subledger.sqlite").path
             let store = try await SQLiteEventStore.open(path: path)
@@ -336,7 +355,6 @@ struct ServeProcessTests {
             let clean = try await SubledgerProcess.run(["audit", "verify"], in: directory)
             #expect(clean.status == 0)
             // The report names the database it checked, in full.
-            let located = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
             #expect(clean.stdout.contains("sqlite:\(located): checked 2 events in 1 streams"), "\(clean.stdout)")
             #expect(clean.stdout.contains("all hash chains are intact"))
 
