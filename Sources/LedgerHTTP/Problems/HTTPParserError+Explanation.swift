@@ -23,8 +23,10 @@ extension HTTPParserError {
             "its request target is not a URL path: it holds a space, a control character or another character a URL may not"
         case .invalidMethod:
             "its method is not one HTTP defines"
-        case .invalidVersion, .invalidConstant:
+        case .invalidVersion:
             "its request line does not end in a version the server speaks (HTTP/1.1 or HTTP/1.0)"
+        case .invalidConstant:
+            "its request line does not end in a version the server speaks (HTTP/1.1 or HTTP/1.0), with a carriage return before its line feed, or its method is not one that version takes"
         case .lfExpected, .strictModeAssertion:
             "a line of it does not end in a carriage return and a line feed, or a chunk extension holds a character HTTP does not allow"
         case .invalidChunkSize:

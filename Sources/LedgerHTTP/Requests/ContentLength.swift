@@ -1,8 +1,9 @@
 /// A request's `Content-Length`, read as the HTTP parser reads it.
 ///
 /// The channel (which withholds `100 Continue`) and the routes (which answer 413 from the head)
-/// both judge a body by it, so they read it the same way: one whole number, given once or repeated
-/// unchanged, with the spaces and tabs around it not part of it (RFC 9110 §5.5).
+/// both judge a body by it, so they read it the same way: one whole number, with the spaces and tabs
+/// around it not part of it (RFC 9110 §5.5). The parser refuses a second `Content-Length` before
+/// either sees the head; one repeated unchanged is still read as one, should a parser let it pass.
 struct ContentLength: Sendable, Equatable {
     /// The declared length in bytes; digits past `Int`'s range are `Int.max`, over any limit.
     let bytes: Int
