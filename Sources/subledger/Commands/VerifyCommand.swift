@@ -43,10 +43,15 @@ struct VerifyCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let text = try readInput()
-        // A JWS holds no whitespace, so any separates two (a stored submission's transaction and
-        // renewal info); a notification body is one JSON document.
-        let inputs = text.hasPrefix("{") ? [text] : text.split(whereSeparator: \.isWhitespace).map(String.init)
+        var text = try readInput()
+        // A byte order mark, as some editors save, is not part of the input.
+        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
+        // A JWS holds no whitespace and no backslash, so either separates two: a stored submission's
+        // transaction and renewal info, as data.raw is stored or as JSON shows it (`\n` escaped).
+        // A notification body is one JSON document.
+        let inputs = text.hasPrefix("{")
+            ? [text]
+            : text.replacingOccurrences(of: "\\n", with: "\n").split(whereSeparator: \.isWhitespace).map(String.init)
         let now = Date()
         for (index, input) in inputs.enumerated() {
             do {

@@ -84,6 +84,11 @@ struct VerifyCommandTests {
             #expect(both.stdout.contains(#""autoRenewProductId" : "com.example.pro.yearly""#), "\(both.stdout)")
             #expect(both.stderr.components(separatedBy: "verified: leaf SHA-256").count == 3, "\(both.stderr)")
 
+            // As JSON shows data.raw (the line break escaped), and after a byte order mark.
+            let escaped = try await SubledgerProcess.run(["verify", "--root", "test-root.pem", "-"], in: directory, input: "\u{FEFF}" + transaction + "\\n" + renewal)
+            #expect(escaped.status == 0, "\(escaped.stderr)")
+            #expect(escaped.stdout.contains(#""autoRenewProductId" : "com.example.pro.yearly""#), "\(escaped.stdout)")
+
             // The second is broken: the answer names it, after the first was printed.
             let broken = try await SubledgerProcess.run(["verify", "--root", "test-root.pem", "-"], in: directory, input: transaction + "\n" + renewal.dropLast(10) + "AAAAAAAAAA\n")
             #expect(broken.status == 1)
