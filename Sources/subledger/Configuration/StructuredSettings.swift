@@ -88,8 +88,11 @@ enum StructuredSettings {
                 let key = "auth.keys[\(index)]"
                 let fields = try mapping(item, key: key, allowed: ["name", "scopes", "sha256"])
                 guard let name = try scalar(fields, "name", key: key), !name.isEmpty else { throw ConfigurationError(key: "\(key).name", message: "is required") }
-                guard let hash = try scalar(fields, "sha256", key: key)?.lowercased(), hash.count == 64, hash.allSatisfy(\.isHexDigit) else {
-                    throw ConfigurationError(key: "\(key).sha256", message: "must be the 64 hex digits `subledger keys hash` prints")
+                let written = try scalar(fields, "sha256", key: key)
+                guard let hash = written?.lowercased(), hash.count == 64, hash.allSatisfy(\.isHexDigit) else {
+                    // The secret pasted where its hash belongs: say so, without repeating it.
+                    let pasted = written?.hasPrefix("sl_") == true ? "; this looks like the secret itself, which never goes in the file" : ""
+                    throw ConfigurationError(key: "\(key).sha256", message: "must be the 64 hex digits `subledger keys hash` prints\(pasted)")
                 }
                 let scopes = try fields["scopes"].map { try strings($0, key: "\(key).scopes") } ?? []
                 var parsed = Set<APIScope>()
@@ -98,6 +101,10 @@ enum StructuredSettings {
                         throw ConfigurationError(key: "\(key).scopes", message: "must be read, ingest or admin (got \(scope))")
                     }
                     parsed.insert(value)
+                }
+                // A key without a scope would be refused by every endpoint: a mistake, not a choice.
+                guard !parsed.isEmpty else {
+                    throw ConfigurationError(key: "\(key).scopes", message: "must list at least one of read, ingest and admin")
                 }
                 return APIKey(name: name, scopes: parsed, sha256: hash)
             }

@@ -276,6 +276,9 @@ struct StructuredConfigurationTests {
         ("linking: { policy: share }", "linking.policy"),
         // The name is what events keep of the key they were recorded with.
         ("auth:\n  keys:\n    - { name: k, scopes: [read], sha256: \"2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824\" }\n    - { name: k, scopes: [admin], sha256: \"486ea46224d1bb4fb680f34f7c9ad96a8f24ec88be73ea8e5a6c65260e9cb8a7\" }", "auth.keys[1].name"),
+        // A key without a scope could do nothing anywhere.
+        ("auth:\n  keys:\n    - { name: k, scopes: [], sha256: \"2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824\" }", "auth.keys[0].scopes"),
+        ("auth:\n  keys:\n    - { name: k, sha256: \"2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824\" }", "auth.keys[0].scopes"),
         // One secret for two keys: a request would only ever be the first (the hex's case does not matter).
         ("auth:\n  keys:\n    - { name: a, scopes: [read], sha256: \"2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824\" }\n    - { name: b, scopes: [admin], sha256: \"2CF24DBA5FB0A30E26E83B2AC5B9E29E1B161E5C1FA7425E73043362938B9824\" }", "auth.keys[1].sha256"),
         // A list or a mapping where one value belongs was read as absent: a pass without an end.
@@ -293,6 +296,18 @@ struct StructuredConfigurationTests {
     ])
     func badStructuredSettingsFailNamingTheKey(_ yaml: String, _ key: String) {
         #expect(refusedKey(yaml) == key)
+    }
+
+    /// The secret pasted where its hash belongs is told so, and not repeated in the message.
+    @Test func aSecretInPlaceOfItsHashIsToldSoWithoutRepeatingIt() {
+        let secret = "sl_Zx8fK2mQ9vT4wY7rB1nH5cJ3pL6dG0sA"
+        do {
+            _ = try ConfigurationLoader(environment: [:]).load(yaml: "auth:\n  keys:\n    - { name: k, scopes: [read], sha256: \(secret) }")
+            Issue.record("loaded")
+        } catch {
+            #expect("\(error)".contains("auth.keys[0].sha256: must be the 64 hex digits `subledger keys hash` prints; this looks like the secret itself"), "\(error)")
+            #expect(!"\(error)".contains(secret))
+        }
     }
 
     /// A secret variable set but empty (Docker Compose passes an unset `${VAR}` on as empty) is told
