@@ -13,7 +13,7 @@ import NIOHTTPTypes
 /// one the client cut short by closing its side is answered while the connection can still write. A
 /// parser error inside a request's body goes on to that request's handler, which answers it, unless
 /// the request was answered already (an early 413): then the connection just ends, since one request
-/// gets one answer.
+/// gets one answer. Bytes after a request that asked to close get no answer at all.
 final class UnparsableHeadHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -72,6 +72,14 @@ final class UnparsableHeadHandler: ChannelDuplexHandler, RemovableChannelHandler
         guard let parserError = error as? HTTPParserError, context.channel.isActive else {
             // Not the parser's, or the connection is already gone: nothing to answer here.
             context.fireErrorCaught(error)
+            return
+        }
+        if case .closedConnection = parserError {
+            // Bytes after a request that asked to close: not a request (RFC 9112 §9.6). Its answer
+            // says `Connection: close` and the connection ends after it; these get no answer.
+            state = .answered
+            logger.debug("dropped bytes sent after a request that asked to close the connection")
+            if responsesSent == headsRead { context.close(promise: nil) }
             return
         }
         if endsRead < headsRead {

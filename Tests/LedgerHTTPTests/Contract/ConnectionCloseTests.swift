@@ -38,6 +38,21 @@ struct ConnectionCloseTests {
         }
     }
 
+    /// What follows a request asking to close is not read as a request (RFC 9112 §9.6): the client
+    /// gets the one answer and the close, not a 400 after it for the bytes it sent on.
+    @Test func bytesAfterARequestAskingToCloseGetNoAnswer() async throws {
+        try await RawConnection.withServer(idleTimeout: .seconds(30), requestTimeout: .seconds(60)) { channel, _, _ in
+            let answers = ReadRecorder()
+            try await channel.pipeline.addHandler(answers).get()
+            let close = "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+            try await channel.writeAndFlush(ByteBuffer(string: close + "GET /health HTTP/1.1\r\nHost: x\r\n\r\n")).get()
+            #expect(try await RawConnection.closes(channel, within: .seconds(10)))
+            let heads = answers.text.components(separatedBy: "HTTP/1.1 ").dropFirst()
+            #expect(heads.count == 1, "\(answers.text)")
+            #expect(answers.text.hasPrefix("HTTP/1.1 200"), "\(answers.text)")
+        }
+    }
+
     @Test(arguments: [
         ("HTTP/1.0 with keep-alive", "GET /health HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"),
         ("HTTP/1.1", "GET /health HTTP/1.1\r\nHost: x\r\n\r\n"),
