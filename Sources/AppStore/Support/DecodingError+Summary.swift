@@ -24,11 +24,19 @@ extension DecodingError {
         syntaxFault(in: data).map { "not valid JSON: \($0)" } ?? summary
     }
 
-    /// Where `data` stops being JSON, when this error says it is not JSON at all (a wrong field
-    /// says so at its path instead, and text the decoder read is not scanned again).
+    /// Where `data` stops being JSON, when this error says it is not JSON at all, or not the kind of
+    /// value the top level must be: the decoder reads leniently (`[1,]`, `01`), so text it took for
+    /// an array or a number may not be JSON. A wrong field says so at its path instead, and is not
+    /// scanned again.
     public func syntaxFault(in data: some Collection<UInt8>) -> JSONSyntaxFault? {
-        guard case .dataCorrupted(let context) = self, context.codingPath.isEmpty else { return nil }
-        return JSONSyntaxFault.find(in: data)
+        switch self {
+        case .dataCorrupted(let context) where context.codingPath.isEmpty,
+             .typeMismatch(_, let context) where context.codingPath.isEmpty,
+             .valueNotFound(_, let context) where context.codingPath.isEmpty:
+            JSONSyntaxFault.find(in: data)
+        default:
+            nil
+        }
     }
 
     /// The JSON a field of Swift type `type` takes, in JSON's words; nil for a type of the model's own.

@@ -100,7 +100,8 @@ extension Problem {
     static func describe(_ error: DecodingError, body: Data) -> String {
         switch error {
         case .typeMismatch(_, let context) where context.codingPath.isEmpty, .valueNotFound(_, let context) where context.codingPath.isEmpty:
-            "the body must be a JSON object"
+            // Text the decoder took for another value leniently (`[1,]`) is told where it stops being JSON.
+            error.syntaxFault(in: body).map { "not valid JSON: \($0)" } ?? "the body must be a JSON object"
         default:
             // A field's fault in JSON's words ("user_id must be a string"), as for Apple's payloads;
             // text that is not JSON says where it stops being JSON.

@@ -420,6 +420,19 @@ struct APIEndToEndTests {
             let notJSON = try await h.request(.post, "/v1/apple/notifications/v2", json: #"{"signedPayload": "a.b.c""#)
             #expect(try h.object(notJSON)["detail"] as? String
                 == "notification body is not a JSON object with a signedPayload string (not valid JSON: the text ends early: expected ',' or '}' (line 1, column 26))")
+            // Text the decoder reads leniently as another value is told where it stops being JSON too;
+            // JSON of the wrong kind is told the body must be an object.
+            for (json, fault) in [
+                ("[1,]", "a comma cannot come right before ']' (line 1, column 3)"), ("01", "a number cannot start with 0 (line 1, column 1)"),
+                ("1.", "the text ends early: expected a digit after the decimal point (line 1, column 3)"),
+            ] {
+                let webhook = try await h.request(.post, "/v1/apple/notifications/v2", json: json)
+                #expect(try h.object(webhook)["detail"] as? String == "notification body is not a JSON object with a signedPayload string (not valid JSON: \(fault))", "\(json)")
+                let submission = try await h.request(.post, "/v1/apple/transactions", key: H.ingestKey, json: json)
+                #expect(try h.object(submission)["detail"] as? String == "not valid JSON: \(fault)", "\(json)")
+            }
+            let array = try await h.request(.post, "/v1/apple/transactions", key: H.ingestKey, json: "[1]")
+            #expect(try h.object(array)["detail"] as? String == "the body must be a JSON object")
             #expect(try await h.eventCount() == 0)
             #expect(try await h.request(.get, "/v1/users/u1/entitlements?at=yesterday", key: H.readKey).status == .badRequest)
             // A date that does not exist is refused, not rolled over to March 2.
