@@ -28,7 +28,7 @@ struct AuditVerifyCommand: AsyncParsableCommand {
             }
         }
         progress.finish()
-        print("\(configuration.database.located): checked \(report.events) events in \(report.streams) streams")
+        print("\(configuration.database.located): checked \(report.events) events in \(report.streams) streams (subledger \(SubledgerVersion.current))")
         if report.isIntact {
             print("all hash chains are intact")
             return

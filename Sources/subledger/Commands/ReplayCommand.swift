@@ -52,7 +52,7 @@ struct ReplayCommand: AsyncParsableCommand {
             }
             return check ? try await replayer.check(progress: onProgress) : try await replayer.rebuild(progress: onProgress)
         }
-        print("\(configuration.database.located): folded \(report.events) events into \(report.documents) documents")
+        print("\(configuration.database.located): folded \(report.events) events into \(report.documents) documents (subledger \(SubledgerVersion.current))")
         guard check else {
             print("read models rebuilt and swapped in")
             return

@@ -69,7 +69,7 @@ struct ServeCommand: AsyncParsableCommand {
         let store = try await EventStoreFactory.open(configuration.database, logger: logger)
         // Named on every start: a mistyped SQLite path opens a new, empty file, and this line is where
         // an operator sees which file that was.
-        logger.info("database opened", metadata: ["database": "\(configuration.database.located)"])
+        logger.info("database opened", metadata: ["database": "\(configuration.database.located)", "version": "\(SubledgerVersion.current)"])
         // verifyReceipt's connections: refused ones fail at once, so Apple being down is a prompt 502.
         let appleClient = VerifyReceiptClient.makeHTTPClient()
         do {

@@ -5,6 +5,8 @@ import NIOHTTP1
 import SQLiteNIO
 import Testing
 
+@testable import subledger
+
 /// The README's first command, end to end: `subledger serve` on a fresh directory with no set-up.
 @Suite("subledger serve, migrate and audit as real processes")
 struct ServeProcessTests {
@@ -55,6 +57,7 @@ struct ServeProcessTests {
             // Which file was opened is named in full: a mistyped path would have made a new one.
             let file = directory.appendingPathComponent("subledger.sqlite").resolvingSymlinksInPath().path
             #expect(server.standardError.contains("database opened"), "\(server.standardError)")
+            #expect(server.standardError.contains("version=\(SubledgerVersion.current)"), "\(server.standardError)")
             #expect(server.standardError.contains("sqlite:\(file)"), "\(server.standardError)")
             // A fresh file is said to be a new, empty ledger (a mistyped path gives one too).
             #expect(server.standardError.contains("a new, empty ledger"), "\(server.standardError)")
@@ -355,7 +358,7 @@ struct ServeProcessTests {
             let clean = try await SubledgerProcess.run(["audit", "verify"], in: directory)
             #expect(clean.status == 0)
             // The report names the database it checked, in full.
-            #expect(clean.stdout.contains("sqlite:\(located): checked 2 events in 1 streams"), "\(clean.stdout)")
+            #expect(clean.stdout.contains("sqlite:\(located): checked 2 events in 1 streams (subledger \(SubledgerVersion.current))"), "\(clean.stdout)")
             #expect(clean.stdout.contains("all hash chains are intact"))
 
             let raw = try await SQLiteConnection.open(storage: .file(path: path))
