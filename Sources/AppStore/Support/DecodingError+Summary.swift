@@ -33,7 +33,8 @@ extension DecodingError {
         case .dataCorrupted(let context) where context.codingPath.isEmpty,
              .typeMismatch(_, let context) where context.codingPath.isEmpty,
              .valueNotFound(_, let context) where context.codingPath.isEmpty:
-            JSONSyntaxFault.find(in: data)
+            // In the encoding the decoder read: UTF-16 `[1]` is JSON of the wrong kind, not a NUL.
+            JSONSyntaxFault.findAccepting(Data(data))
         default:
             nil
         }

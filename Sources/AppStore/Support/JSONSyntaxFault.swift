@@ -38,8 +38,9 @@ public struct JSONSyntaxFault: Hashable, Sendable, CustomStringConvertible {
     /// Problems of the whole text, which have no place to point at.
     static let wholeText: Set<String> = [empty, blank]
 
-    /// The first fault in `bytes`, or nil if they hold one JSON value with only whitespace around it
-    /// (or are UTF-16 or UTF-32).
+    /// The first fault in `bytes` read as UTF-8, or nil if they hold one JSON value with only
+    /// whitespace around it (or start with a UTF-16 or UTF-32 byte order mark or two NULs; a body
+    /// in those encodings without them is read as UTF-8 here: use `findAccepting` for a body).
     /// The first fault of a whole body before it is accepted, in whatever encoding the decoder read
     /// it: UTF-16 or UTF-32 (told by a byte order mark or by the NULs of its first bytes, as the
     /// decoder tells them) is converted to UTF-8 and scanned, so a name given twice cannot hide in

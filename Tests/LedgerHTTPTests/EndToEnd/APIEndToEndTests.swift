@@ -431,8 +431,11 @@ struct APIEndToEndTests {
                 let submission = try await h.request(.post, "/v1/apple/transactions", key: H.ingestKey, json: json)
                 #expect(try h.object(submission)["detail"] as? String == "not valid JSON: \(fault)", "\(json)")
             }
-            let array = try await h.request(.post, "/v1/apple/transactions", key: H.ingestKey, json: "[1]")
-            #expect(try h.object(array)["detail"] as? String == "the body must be a JSON object")
+            // Also in UTF-16 without a byte order mark, which the decoder reads: not a NUL fault.
+            for array in ["[1]", "[\u{0}1\u{0}]\u{0}"] {
+                let refused = try await h.request(.post, "/v1/apple/transactions", key: H.ingestKey, json: array)
+                #expect(try h.object(refused)["detail"] as? String == "the body must be a JSON object", "\(array.utf8.count) bytes")
+            }
             #expect(try await h.eventCount() == 0)
             #expect(try await h.request(.get, "/v1/users/u1/entitlements?at=yesterday", key: H.readKey).status == .badRequest)
             // A date that does not exist is refused, not rolled over to March 2.
