@@ -24,9 +24,9 @@ extension HTTPParserError {
         case .invalidMethod:
             "its method is not one HTTP defines"
         case .invalidVersion:
-            "its request line does not end in a version the server speaks (HTTP/1.1 or HTTP/1.0)"
+            "its request line does not end in a version the server speaks (HTTP/1.1 or HTTP/1.0) and then a carriage return and a line feed"
         case .invalidConstant:
-            "its request line does not end in a version the server speaks (HTTP/1.1 or HTTP/1.0), with a carriage return before its line feed, or its method is not one that version takes"
+            "its request line does not end in a version the server speaks (HTTP/1.1 or HTTP/1.0), or its method is not one that version takes"
         case .lfExpected, .strictModeAssertion:
             "a line of it does not end in a carriage return and a line feed, or a chunk extension holds a character HTTP does not allow"
         case .invalidChunkSize:

@@ -19,6 +19,19 @@ struct UnparsableHeadTests {
         ("a URL over the size limit", "GET /v1/users/\(String(repeating: "a", count: 100_000))/entitlements HTTP/1.1\r\nHost: x\r\n\r\n", 431, "headers_too_large"),
     ])
     func anUnparsableHeadGetsAProblemAndTheConnectionCloses(_ what: String, _ head: String, _ status: Int, _ code: String) async throws {
+        try await Self.expectRefused(what, head, status: status, code: code)
+    }
+
+    /// A request line the parser refuses is told what a request line must end in.
+    @Test(arguments: [
+        ("a request line ending in a bare line feed", "GET /health HTTP/1.1\nHost: x\n\n", "HTTP/1.0) and then a carriage return and a line feed"),
+        ("a version the server does not speak", "GET /health HTTX/1.1\r\nHost: x\r\n\r\n", "does not end in a version the server speaks"),
+    ])
+    func aRequestLineTheParserRefusesIsToldWhatItMustEndIn(_ what: String, _ head: String, _ words: String) async throws {
+        try await Self.expectRefused(what, head, status: 400, code: "malformed_request", saying: words)
+    }
+
+    static func expectRefused(_ what: String, _ head: String, status: Int, code: String, saying words: String? = nil) async throws {
         try await RawConnection.withServer(idleTimeout: .seconds(30), requestTimeout: .seconds(60)) { channel, _, _ in
             let answers = ReadRecorder()
             try await channel.pipeline.addHandler(answers).get()
@@ -28,6 +41,7 @@ struct UnparsableHeadTests {
             try await channel.writeAndFlush(ByteBuffer(string: head)).get()
             let answer = try await answers.waitForAnswer(after: 0).text
             try Self.expectProblem(answer, status: status, code: code, what)
+            if let words { #expect(answer.contains(words), "\(what): \(answer)") }
             #expect(try await RawConnection.closes(channel, within: .seconds(10)), "\(what): the connection stayed open")
         }
     }
