@@ -59,8 +59,11 @@ public final class SQLiteEventStore: EventStore {
         let file = URL(fileURLWithPath: path).standardizedFileURL
         let directory = file.deletingLastPathComponent()
         var isDirectory: ObjCBool = false
-        if !FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) || !isDirectory.boolValue {
+        if !FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) {
             return "cannot open SQLite database \(file.path): the directory \(directory.path) does not exist (SQLite creates the file, not its directory)"
+        }
+        if !isDirectory.boolValue {
+            return "cannot open SQLite database \(file.path): \(directory.path) is a file, not a directory"
         }
         if case .notADatabase = error.reason {
             return "cannot open SQLite database \(file.path): the file is not a SQLite database (\(error.message))"

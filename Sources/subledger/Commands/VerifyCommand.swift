@@ -46,6 +46,8 @@ struct VerifyCommand: AsyncParsableCommand {
         var text = try readInput()
         // A byte order mark, as some editors save, is not part of the input.
         if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
+        // A JSON string copied whole (`jq` without -r): its quotes are not part of the JWS.
+        if text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") { text = String(text.dropFirst().dropLast()) }
         // A JWS holds no whitespace and no backslash, so either separates two: a stored submission's
         // transaction and renewal info, as data.raw is stored or as JSON shows it (`\n` escaped).
         // A notification body is one JSON document.

@@ -35,7 +35,7 @@ enum StoreRunner {
         origin: String,
         _ body: @Sendable (any EventStore) async throws -> T
     ) async throws -> T {
-        if mustExist, case .sqlite(let path) = url, !FileManager.default.fileExists(atPath: path) {
+        if mustExist, case .sqlite(let path) = url, path != ":memory:", !FileManager.default.fileExists(atPath: path) {
             throw MissingDatabase(url: url, origin: origin)
         }
         try await DatabaseWait.untilReachable(url, logger: logger)

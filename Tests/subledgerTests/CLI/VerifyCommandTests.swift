@@ -84,8 +84,8 @@ struct VerifyCommandTests {
             #expect(both.stdout.contains(#""autoRenewProductId" : "com.example.pro.yearly""#), "\(both.stdout)")
             #expect(both.stderr.components(separatedBy: "verified: leaf SHA-256").count == 3, "\(both.stderr)")
 
-            // As JSON shows data.raw (the line break escaped), and after a byte order mark.
-            let escaped = try await SubledgerProcess.run(["verify", "--root", "test-root.pem", "-"], in: directory, input: "\u{FEFF}" + transaction + "\\n" + renewal)
+            // As JSON shows data.raw (quoted, the line break escaped), and after a byte order mark.
+            let escaped = try await SubledgerProcess.run(["verify", "--root", "test-root.pem", "-"], in: directory, input: "\u{FEFF}\"" + transaction + "\\n" + renewal + "\"\n")
             #expect(escaped.status == 0, "\(escaped.stderr)")
             #expect(escaped.stdout.contains(#""autoRenewProductId" : "com.example.pro.yearly""#), "\(escaped.stdout)")
 
