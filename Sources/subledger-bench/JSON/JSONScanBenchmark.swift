@@ -72,14 +72,14 @@ struct JSONScanBenchmark: AsyncParsableCommand {
         var escapedNames = #"{"user_id":"u-1","signed_transaction":"t""#
         index = 0
         while escapedNames.utf8.count < limit - 64 {
-            escapedNames += #","é\#(index)":\#(index)"#
+            escapedNames += #","\u00e9\#(index)":\#(index)"#
             index += 1
         }
         escapedNames += "}"
         var escapedObjects = head
         index = 0
         while escapedObjects.utf8.count < limit - 64 {
-            escapedObjects += (index == 0 ? "" : ",") + #"{"a":\#(index),"é":true}"#
+            escapedObjects += (index == 0 ? "" : ",") + #"{"\u0061":\#(index),"\u00e9":true}"#
             index += 1
         }
         escapedObjects += "]}"
