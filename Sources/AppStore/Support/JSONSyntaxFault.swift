@@ -38,9 +38,6 @@ public struct JSONSyntaxFault: Hashable, Sendable, CustomStringConvertible {
     /// Problems of the whole text, which have no place to point at.
     static let wholeText: Set<String> = [empty, blank]
 
-    /// The first fault in `bytes` read as UTF-8, or nil if they hold one JSON value with only
-    /// whitespace around it (or start with a UTF-16 or UTF-32 byte order mark or two NULs; a body
-    /// in those encodings without them is read as UTF-8 here: use `findAccepting` for a body).
     /// The first fault of a whole body before it is accepted, in whatever encoding the decoder read
     /// it: UTF-16 or UTF-32 (told by a byte order mark or by the NULs of its first bytes, as the
     /// decoder tells them) is converted to UTF-8 and scanned, so a name given twice cannot hide in
@@ -67,6 +64,9 @@ public struct JSONSyntaxFault: Hashable, Sendable, CustomStringConvertible {
         return nil
     }
 
+    /// The first fault in `bytes` read as UTF-8, or nil if they hold one JSON value with only
+    /// whitespace around it (or start with a UTF-16 or UTF-32 byte order mark or two NULs; a body
+    /// in those encodings without them is read as UTF-8 here: use `findAccepting` for a body).
     public static func find(in bytes: some Collection<UInt8>) -> JSONSyntaxFault? {
         var scan = GrammarScan(Array(bytes))
         if scan.bytes.starts(with: [0xFE, 0xFF]) || scan.bytes.starts(with: [0xFF, 0xFE]) || scan.bytes.starts(with: [0, 0]) { return nil }
@@ -334,7 +334,8 @@ extension JSONSyntaxFault {
         /// A word where a value belongs that is not one of JSON's three (`tru`, `None`, `not json`):
         /// the fault names the word rather than the literal its first letter suggests.
         func bareWord() -> (Int, String) {
-            let isLetter = { (byte: UInt8) in (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte | 0x20 ^ 0x20) && byte & 0x80 == 0 }
+            // `| 0x20` lowercases an ASCII letter and makes a lowercase letter of no other byte.
+            let isLetter = { (byte: UInt8) in (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) }
             let end = bytes[index...].prefix(32).firstIndex(where: { !isLetter($0) }) ?? min(bytes.count, index + 32)
             let word = String(decoding: bytes[index..<end], as: UTF8.self)
             return (index, "expected a value, found '\(word)' (JSON's only bare words are true, false and null)")

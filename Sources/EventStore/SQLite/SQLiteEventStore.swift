@@ -56,19 +56,25 @@ public final class SQLiteEventStore: EventStore {
 
     /// Why `path` could not be opened, in an operator's words, naming the file in full.
     static func openFailure(_ error: SQLiteError, path: String) -> String {
-        let file = URL(fileURLWithPath: path).standardizedFileURL
-        let directory = file.deletingLastPathComponent()
-        var isDirectory: ObjCBool = false
-        if !FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) {
-            return "cannot open SQLite database \(file.path): the directory \(directory.path) does not exist (SQLite creates the file, not its directory)"
-        }
-        if !isDirectory.boolValue {
-            return "cannot open SQLite database \(file.path): \(directory.path) is a file, not a directory"
+        let file = DatabaseURL.sqlite(path: path).sqliteFile ?? path
+        if let problem = directoryProblem(of: file) {
+            return "cannot open SQLite database \(file): \(problem) (SQLite creates the file, not its directory)"
         }
         if case .notADatabase = error.reason {
-            return "cannot open SQLite database \(file.path): the file is not a SQLite database (\(error.message))"
+            return "cannot open SQLite database \(file): the file is not a SQLite database (\(error.message))"
         }
-        return "cannot open SQLite database \(file.path): \(error.message)"
+        return "cannot open SQLite database \(file): \(error.message)"
+    }
+
+    /// What keeps a SQLite file from being created at the absolute path `file`: its directory is
+    /// missing or is a file; nil when the directory is there.
+    public static func directoryProblem(of file: String) -> String? {
+        let directory = URL(fileURLWithPath: file).deletingLastPathComponent().path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else {
+            return "the directory \(directory) does not exist"
+        }
+        return isDirectory.boolValue ? nil : "\(directory) is a file, not a directory"
     }
 
     public func run() async throws {

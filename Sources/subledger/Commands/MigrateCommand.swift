@@ -16,7 +16,7 @@ struct MigrateCommand: AsyncParsableCommand {
         let configuration = try options.load(needsSecrets: false)
         let logger = ProcessLogger.make(level: configuration.logLevel)
         // Said when migrate makes the file: run in the wrong directory, it starts an empty ledger.
-        let isNew = if case .sqlite(let path) = configuration.database, path != ":memory:" { !FileManager.default.fileExists(atPath: path) } else { false }
+        let isNew = configuration.database.sqliteFile.map { !FileManager.default.fileExists(atPath: $0) } ?? false
         let applied = try await StoreRunner.withStore(configuration.database, logger: logger, origin: configuration.databaseOrigin) { store in
             try await store.migrate()
         }

@@ -13,16 +13,13 @@ enum StoreRunner {
     /// falls back on the default path, and migrating there would make an empty ledger that passes
     /// every check.
     struct MissingDatabase: Error, CustomStringConvertible {
-        var url: DatabaseURL
+        /// The file's absolute path.
+        var file: String
         var origin: String
         var description: String {
-            let file = URL(fileURLWithPath: String(url.located.dropFirst("sqlite:".count)))
-            let directory = file.deletingLastPathComponent().path
-            var isDirectory: ObjCBool = false
-            let directoryExists = FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) && isDirectory.boolValue
-            return "no SQLite database at \(file.path) (its path is \(origin)): "
+            "no SQLite database at \(file) (its path is \(origin)): "
                 + "check database.url or SUBLEDGER_DATABASE_URL and the directory the command runs in; "
-                + (directoryExists ? "subledger migrate would create a new, empty database there" : "its directory \(directory) does not exist either")
+                + (SQLiteEventStore.directoryProblem(of: file) ?? "subledger migrate would create a new, empty database there")
         }
     }
 
@@ -35,8 +32,8 @@ enum StoreRunner {
         origin: String,
         _ body: @Sendable (any EventStore) async throws -> T
     ) async throws -> T {
-        if mustExist, case .sqlite(let path) = url, path != ":memory:", !FileManager.default.fileExists(atPath: path) {
-            throw MissingDatabase(url: url, origin: origin)
+        if mustExist, let file = url.sqliteFile, !FileManager.default.fileExists(atPath: file) {
+            throw MissingDatabase(file: file, origin: origin)
         }
         try await DatabaseWait.untilReachable(url, logger: logger)
         let store = try await EventStoreFactory.open(url, logger: logger)

@@ -226,7 +226,7 @@ struct ServeProcessTests {
             let fromEnvironment = try await SubledgerProcess.run(["audit", "verify"], in: directory, environment: ["SUBLEDGER_DATABASE_URL": "sqlite:/nowhere/x.sqlite"])
             #expect(fromEnvironment.stderr.contains("no SQLite database at /nowhere/x.sqlite (its path is from SUBLEDGER_DATABASE_URL)"), "\(fromEnvironment.stderr)")
             // There migrate could not create it either, and the advice says why rather than suggesting it.
-            #expect(fromEnvironment.stderr.contains("its directory /nowhere does not exist either"), "\(fromEnvironment.stderr)")
+            #expect(fromEnvironment.stderr.contains("and the directory the command runs in; the directory /nowhere does not exist"), "\(fromEnvironment.stderr)")
             let noDirectory = try await SubledgerProcess.run(["migrate", "--config", "audit.yaml"], in: directory)
             #expect(noDirectory.status == 1)
             #expect(noDirectory.stderr.contains("cannot open SQLite database \(named): the directory \(named.dropLast("/ledger.sqlite".count)) does not exist (SQLite creates the file, not its directory)"), "\(noDirectory.stderr)")
