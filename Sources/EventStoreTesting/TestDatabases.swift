@@ -117,9 +117,7 @@ public func withPostgresSchema(
                              password: settings.password, database: settings.database, tls: .disable),
         backgroundLogger: TestDatabases.logger
     )
-    try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask { await raw.run() }
-        defer { group.cancelAll() }
+    try await raw.whileRunning {
         _ = try await raw.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA \(schema)"), logger: TestDatabases.logger)
         settings.searchPath = schema
         // Every suite runs at once on two cores: a test that queues 24 tasks on its pool of 10 while

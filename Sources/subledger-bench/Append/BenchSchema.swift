@@ -35,9 +35,7 @@ enum BenchSchema {
                                  password: settings.password, database: settings.database, tls: .disable),
             backgroundLogger: logger
         )
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
+        try await client.whileRunning {
             _ = try await client.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA \(schema)"), logger: logger)
         }
     }

@@ -16,9 +16,7 @@ enum PostgresAdmin {
                                  password: settings.password, database: settings.database, tls: .disable),
             backgroundLogger: Logger(label: "subledger.tests")
         )
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
+        try await client.whileRunning {
             _ = try await client.query(PostgresQuery(unsafeSQL: sql))
         }
     }

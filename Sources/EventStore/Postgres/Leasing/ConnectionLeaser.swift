@@ -12,6 +12,8 @@ struct ConnectionLeaser: Sendable {
     let client: PostgresClient
     let acquireTimeout: Duration
     let logger: Logger
+    /// Opened by the store's `run()`; no lease reaches the pool before (see `PoolStart`).
+    let started: PoolStart
 
     /// Runs `body` with a leased connection, in the caller's task, waiting for it at most
     /// `acquireTimeout`, or `wait` when that is shorter.
@@ -20,8 +22,10 @@ struct ConnectionLeaser: Sendable {
             if let wait, wait < acquireTimeout { (wait, "the caller's limit") } else { (acquireTimeout, "acquire_timeout") }
         return try await withThrowingTaskGroup(of: Void.self) { group in
             let handoff = LeaseHandoff<PostgresConnection>()
-            group.addTask { [client] in
+            group.addTask { [client, started] in
                 do {
+                    // Part of the wait the deadline bounds: a store never run gets no connection.
+                    try await started.wait()
                     try await client.withConnection { connection in
                         // Refused when the deadline already passed: the connection goes straight back.
                         guard handoff.deliver(connection) else { return }
