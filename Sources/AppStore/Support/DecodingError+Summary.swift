@@ -19,9 +19,25 @@ extension DecodingError {
     }
 
     /// ``summary``, except that for text that is not JSON at all it says where the text stops being
-    /// JSON (`data` is what was decoded), which the decoder does not.
+    /// JSON (`data` is what was decoded), which the decoder does not. Text the decoder read
+    /// leniently as a value of the wrong kind (`[{"a":1,"a":2}]`) is told both: its kind is the
+    /// first thing to fix.
     public func summary(of data: some Collection<UInt8>) -> String {
-        syntaxFault(in: data).map { "not valid JSON: \($0)" } ?? summary
+        guard let fault = syntaxFault(in: data) else { return summary }
+        return isWrongKindAtTopLevel ? Self.wrongKind(summary, fault) : "not valid JSON: \(fault)"
+    }
+
+    /// Whether the decoder read a whole value, but not of the kind the top level must be.
+    public var isWrongKindAtTopLevel: Bool {
+        switch self {
+        case .typeMismatch(_, let context), .valueNotFound(_, let context): context.codingPath.isEmpty
+        default: false
+        }
+    }
+
+    /// A top level of the wrong kind (`kind`) that is not JSON either, in one sentence.
+    public static func wrongKind(_ kind: String, _ fault: JSONSyntaxFault) -> String {
+        "\(kind); it is not valid JSON either: \(fault)"
     }
 
     /// Where `data` stops being JSON, when this error says it is not JSON at all, or not the kind of

@@ -98,14 +98,11 @@ extension Problem {
     }
 
     static func describe(_ error: DecodingError, body: Data) -> String {
-        switch error {
-        case .typeMismatch(_, let context) where context.codingPath.isEmpty, .valueNotFound(_, let context) where context.codingPath.isEmpty:
-            // Text the decoder took for another value leniently (`[1,]`) is told where it stops being JSON.
-            error.syntaxFault(in: body).map { "not valid JSON: \($0)" } ?? "the body must be a JSON object"
-        default:
-            // A field's fault in JSON's words ("user_id must be a string"), as for Apple's payloads;
-            // text that is not JSON says where it stops being JSON.
-            error.summary(of: body)
-        }
+        // A field's fault in JSON's words ("user_id must be a string"), as for Apple's payloads;
+        // text that is not JSON says where it stops being JSON.
+        guard error.isWrongKindAtTopLevel else { return error.summary(of: body) }
+        // Text the decoder took for another value leniently (`[1,]`) is told that it is not JSON too.
+        let kind = "the body must be a JSON object"
+        return error.syntaxFault(in: body).map { DecodingError.wrongKind(kind, $0) } ?? kind
     }
 }

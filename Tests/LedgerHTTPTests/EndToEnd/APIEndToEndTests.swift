@@ -420,16 +420,17 @@ struct APIEndToEndTests {
             let notJSON = try await h.request(.post, "/v1/apple/notifications/v2", json: #"{"signedPayload": "a.b.c""#)
             #expect(try h.object(notJSON)["detail"] as? String
                 == "notification body is not a JSON object with a signedPayload string (not valid JSON: the text ends early: expected ',' or '}' (line 1, column 26))")
-            // Text the decoder reads leniently as another value is told where it stops being JSON too;
-            // JSON of the wrong kind is told the body must be an object.
+            // Text the decoder reads leniently as another value is told both that it must be an object
+            // and where it stops being JSON; JSON of the wrong kind is told the body must be an object.
             for (json, fault) in [
                 ("[1,]", "a comma cannot come right before ']' (line 1, column 3)"), ("01", "a number cannot start with 0 (line 1, column 1)"),
                 ("1.", "the text ends early: expected a digit after the decimal point (line 1, column 3)"),
+                (#"[{"a":1,"a":2}]"#, #"the field name "a" is given twice in this object (line 1, column 9)"#),
             ] {
                 let webhook = try await h.request(.post, "/v1/apple/notifications/v2", json: json)
                 #expect(try h.object(webhook)["detail"] as? String == "notification body is not a JSON object with a signedPayload string (not valid JSON: \(fault))", "\(json)")
                 let submission = try await h.request(.post, "/v1/apple/transactions", key: H.ingestKey, json: json)
-                #expect(try h.object(submission)["detail"] as? String == "not valid JSON: \(fault)", "\(json)")
+                #expect(try h.object(submission)["detail"] as? String == "the body must be a JSON object; it is not valid JSON either: \(fault)", "\(json)")
             }
             // Also in UTF-16 without a byte order mark, which the decoder reads: not a NUL fault.
             for array in ["[1]", "[\u{0}1\u{0}]\u{0}"] {

@@ -713,6 +713,9 @@ struct LegacyInputTests {
          "not valid JSON: a control character (0x09) must be escaped inside a string (line 1, column 87)"),
         (#"{"notification_type":"DID_RENEW","password":"s3cret","bid":"com.example.app","note":"\q"}"#,
          "not valid JSON: 'q' cannot follow a backslash (line 1, column 86)"),
+        // Of the wrong kind and not JSON: told both.
+        (#"[{"bid":"a","bid":"b"}]"#, #"the top level must be an object; it is not valid JSON either: the field name "bid" is given twice in this object (line 1, column 13)"#),
+        ("[1]", "the top level must be an object"),
         ("{}", "the body has no bid (the app's bundle id)"),
         (#"{"notification_type":"DID_RENEW","password":"s3cret"}"#, "the body has no bid"),
         (#"{"notification_type":"DID_RENEW","unified_receipt":{"signedPayload":"x"}}"#, "the body has no bid"),
