@@ -37,7 +37,10 @@ struct ConfigurationLoader {
         }
         // Run in another directory, a command finds no file and falls back on every default: say so.
         let unread = yaml == nil ? "no configuration file was read (no --config, and no \(Self.defaultPath) in \(FileManager.default.currentDirectoryPath))" : nil
-        return try load(yaml: yaml ?? "", file: path ?? Self.defaultPath, unread: unread)
+        // Named in full where a path it gave is reported (a relative --config names nothing once
+        // the report is read in another directory).
+        let located = URL(fileURLWithPath: path ?? Self.defaultPath).standardizedFileURL.path
+        return try load(yaml: yaml ?? "", file: path ?? Self.defaultPath, located: located, unread: unread)
     }
 
     /// The file's text; a directory, an unreadable file or one that is not UTF-8 is a refused
@@ -57,8 +60,9 @@ struct ConfigurationLoader {
     }
 
     /// Loads from YAML text and the environment; `file` names the text's file in errors about it as
-    /// a whole, and `unread` says why there was no file, if there was none.
-    func load(yaml: String, file: String = "(file)", unread: String? = nil) throws -> SubledgerConfiguration {
+    /// a whole, `located` in full where a value it gave is reported, and `unread` says why there was
+    /// no file, if there was none.
+    func load(yaml: String, file: String = "(file)", located: String? = nil, unread: String? = nil) throws -> SubledgerConfiguration {
         var (values, sections) = try Self.flatten(yaml: yaml, file: file)
         // Secrets never go in the file, even when the environment overrides its value: the file is
         // shared, copied and committed.
@@ -89,8 +93,8 @@ struct ConfigurationLoader {
         }
         var configuration = try SubledgerConfiguration(values: values, sources: sources)
         switch sources["database.url"] {
-        case nil: configuration.databaseOrigin = "the default, as \(unread ?? "\(file) sets no database.url")"
-        case "database.url": configuration.databaseOrigin = "from database.url in \(file)"
+        case nil: configuration.databaseOrigin = "the default, as \(unread ?? "\(located ?? file) sets no database.url")"
+        case "database.url": configuration.databaseOrigin = "from database.url in \(located ?? file)"
         case let variable?: configuration.databaseOrigin = "from \(variable)"
         }
         try StructuredSettings.apply(sections, to: &configuration, environment: environment, needsSecrets: needsSecrets)

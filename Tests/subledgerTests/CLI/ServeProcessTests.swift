@@ -222,7 +222,12 @@ struct ServeProcessTests {
             let fromFile = try await SubledgerProcess.run(["audit", "verify", "--config", "audit.yaml"], in: directory)
             #expect(fromFile.status == 1)
             let named = directory.resolvingSymlinksInPath().appendingPathComponent("data/ledger.sqlite").path
-            #expect(fromFile.stderr.contains("no SQLite database at \(named) (its path is from database.url in audit.yaml)"), "\(fromFile.stderr)")
+            // The file named in full too: the report may be read far from the directory it ran in.
+            let config = directory.resolvingSymlinksInPath().appendingPathComponent("audit.yaml").path
+            #expect(fromFile.stderr.contains("no SQLite database at \(named) (its path is from database.url in \(config))"), "\(fromFile.stderr)")
+            try "http: { port: 8081 }\n".write(to: directory.appendingPathComponent("nourl.yaml"), atomically: true, encoding: .utf8)
+            let noURL = try await SubledgerProcess.run(["audit", "verify", "--config", "./nourl.yaml"], in: directory)
+            #expect(noURL.stderr.contains("(its path is the default, as \(directory.resolvingSymlinksInPath().path)/nourl.yaml sets no database.url)"), "\(noURL.stderr)")
             let fromEnvironment = try await SubledgerProcess.run(["audit", "verify"], in: directory, environment: ["SUBLEDGER_DATABASE_URL": "sqlite:/nowhere/x.sqlite"])
             #expect(fromEnvironment.stderr.contains("no SQLite database at /nowhere/x.sqlite (its path is from SUBLEDGER_DATABASE_URL)"), "\(fromEnvironment.stderr)")
             // There migrate could not create it either, and the advice says why rather than suggesting it.
