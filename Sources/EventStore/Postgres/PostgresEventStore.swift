@@ -57,7 +57,7 @@ public final class PostgresEventStore: EventStore {
         let client = PostgresClient(configuration: configuration, eventLoopGroup: executor.eventLoop, backgroundLogger: logger)
         self.client = client
         let connections = ConnectionLeaser(
-            client: client, acquireTimeout: settings.acquireTimeout, logger: logger, started: PoolStart(on: executor)
+            client: client, acquireTimeout: settings.acquireTimeout, logger: logger, poolStart: PoolStart()
         )
         self.connections = connections
         self.batchExecutor = executor
@@ -80,18 +80,17 @@ public final class PostgresEventStore: EventStore {
 
     public func run() async throws {
         await withDiscardingTaskGroup { group in
-            group.addTask { await self.connections.started.open { await self.client.run() } }
+            group.addTask { await self.connections.poolStart.open { await self.client.run() } }
             group.addTask { await self.relay.run() }
         }
     }
 
-    /// The connections' own event loop: one thread for the pool's sockets, its `run()` (ordered
-    /// there before any lease, see `PoolStart`) and the batches that use them, apart from the HTTP
-    /// server's loops (see `batchExecutor`). Shared by every store in the process and never shut
-    /// down, like NIO's singletons: a task that prefers it must always be able to resume, even
-    /// after its store stopped.
+    /// The connections' own event loop: one thread for the pool's sockets and the batches that use
+    /// them, apart from the HTTP server's loops (see `batchExecutor`). Shared by every store in the
+    /// process and never shut down, like NIO's singletons: a task that prefers it must always be
+    /// able to resume, even after its store stopped.
     private static let connectionLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    static let connectionExecutor = EventLoopTaskExecutor(eventLoop: connectionLoops.next())
+    private static let connectionExecutor = EventLoopTaskExecutor(eventLoop: connectionLoops.next())
 
     /// What every connection sets at start, the pool's, the change relay's and a diagnosis's alike
     /// (a value the server refuses fails them the same way).

@@ -1,11 +1,12 @@
 import EventStore
 import EventStoreTesting
 import Foundation
+import PostgresNIO
 import Testing
 
 /// A command starts the store's `run()` in a child task and its first statement at once: the
 /// statement must wait for the pool to run rather than reach it first.
-@Suite("PostgreSQL: statements before the store runs")
+@Suite("PostgreSQL: statements before the store runs", .timeLimit(.minutes(2)))
 struct PostgresPoolStartTests {
     /// Issued before `run()`, a statement waits for it and then succeeds. Before, it reached
     /// postgres-nio's pool first, which logged "PostgresClient.run() hasn't been called yet": offline
@@ -34,6 +35,46 @@ struct PostgresPoolStartTests {
             #expect(pending > 0)
             #expect(!log.lines.contains { $0.contains("hasn't been called yet") }, "\(log.lines)")
         }
+    }
+
+    /// A store whose `run()` was cancelled before it began (a command stopped at once) answers
+    /// storage_unavailable at once, from the stopped pool, rather than leaving its leases waiting
+    /// for the opening until `acquire_timeout`.
+    @Test(.enabled(if: TestDatabases.dialects.contains(.postgres)))
+    func aStoreStoppedBeforeItRanAnswersUnavailableAtOnce() async throws {
+        guard let url = TestDatabases.postgresURL else { throw PostgreSQLRequired() }
+        try await withPostgresSchema(url: url) { settings, _, _ in
+            let store = PostgresEventStore(settings: settings, logger: TestDatabases.logger)
+            let runner = Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                try await store.run()
+            }
+            try await runner.value
+            let error = await #expect(throws: EventStoreError.self) { _ = try await store.pendingMigrations() }
+            #expect(error?.code == .storageUnavailable)
+            #expect(error.map { "\($0)" }?.contains("acquire_timeout") == false, "\(String(describing: error))")
+        }
+    }
+
+    /// A short-lived client (a test's schema, the benchmark's) runs its statements only once its
+    /// pool runs, and says nothing about it.
+    @Test(.enabled(if: TestDatabases.dialects.contains(.postgres)))
+    func aShortLivedClientRunsItsStatementsWhileItsPoolRuns() async throws {
+        guard let url = TestDatabases.postgresURL else { throw PostgreSQLRequired() }
+        let settings = try PostgresSettings(url: url)
+        let log = CapturedLog()
+        let client = PostgresClient(
+            configuration: .init(host: settings.host, port: settings.port, username: settings.username,
+                                 password: settings.password, database: settings.database, tls: .disable),
+            backgroundLogger: log.logger
+        )
+        let answer = try await client.whileRunning {
+            var total = 0
+            for try await value in try await client.query("SELECT 41 + 1", logger: log.logger).decode(Int.self) { total += value }
+            return total
+        }
+        #expect(answer == 42)
+        #expect(!log.lines.contains { $0.contains("hasn't been called yet") }, "\(log.lines)")
     }
 
     /// The wait for `run()` is part of the wait for a connection, so `acquire_timeout` bounds it: a

@@ -13,7 +13,7 @@ struct ConnectionLeaser: Sendable {
     let acquireTimeout: Duration
     let logger: Logger
     /// Opened by the store's `run()`; no lease reaches the pool before (see `PoolStart`).
-    let started: PoolStart
+    let poolStart: PoolStart
 
     /// Runs `body` with a leased connection, in the caller's task, waiting for it at most
     /// `acquireTimeout`, or `wait` when that is shorter.
@@ -22,10 +22,10 @@ struct ConnectionLeaser: Sendable {
             if let wait, wait < acquireTimeout { (wait, "the caller's limit") } else { (acquireTimeout, "acquire_timeout") }
         return try await withThrowingTaskGroup(of: Void.self) { group in
             let handoff = LeaseHandoff<PostgresConnection>()
-            group.addTask { [client, started] in
+            group.addTask { [client, poolStart] in
                 do {
                     // Part of the wait the deadline bounds: a store never run gets no connection.
-                    try await started.wait()
+                    try await poolStart.wait()
                     try await client.withConnection { connection in
                         // Refused when the deadline already passed: the connection goes straight back.
                         guard handoff.deliver(connection) else { return }

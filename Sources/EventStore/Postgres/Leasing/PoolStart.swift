@@ -1,3 +1,5 @@
+import NIOCore
+import NIOPosix
 import Synchronization
 
 /// Holds every lease back until the pool's `run()` has begun.
@@ -7,35 +9,45 @@ import Synchronization
 /// statement in the parent, so which came first was a race, and offline commands sometimes printed
 /// the warning.
 ///
-/// The order is made on one serial executor: `open(thenRun:)` opens the gate and enters `run()` in
-/// one job on it, and a lease that finds the gate not known open waits on that executor too, so it
-/// goes on only once that job has reached `run()`'s first suspension. The first lease through says
-/// so, and later ones pass without leaving their executor.
-package final class PoolStart: Sendable {
+/// The order is made on one event loop: `open(thenRun:)` opens the gate and enters `run()` in one
+/// job there, and a lease that has not seen the gate confirmed open waits on that loop too, so it
+/// goes on only once that job has reached `run()`'s first suspension (postgres-nio sets its flag
+/// first thing in `run()`). The first lease through confirms it, and later ones pass without
+/// leaving their executor. This relies on a nonisolated async closure running on the task's
+/// preferred executor, which both sides check.
+final class PoolStart: Sendable {
     private enum State {
         case waiting(next: Int, waiters: [Int: CheckedContinuation<Void, any Error>])
-        /// Opened; `confirmed` once a lease got through on `executor`, after the opening job.
-        case open(confirmed: Bool)
+        case open
     }
 
-    private let state = Mutex(State.waiting(next: 0, waiters: [:]))
-    private let executor: any TaskExecutor
+    /// The loop the pools' `run()` work runs on: its own thread, not the connections' loop where
+    /// batches run, so the pool's timers and connection set-up (a TLS context is built there) never
+    /// hold a batch up. Shared by every store in the process and never shut down.
+    static let poolLoop = EventLoopTaskExecutor(eventLoop: MultiThreadedEventLoopGroup(numberOfThreads: 1).next())
 
-    /// A gate ordered on `executor`, which must run one job at a time (an event loop's).
-    package init(on executor: any TaskExecutor) {
+    private let state = Mutex(State.waiting(next: 0, waiters: [:]))
+    /// Set once a lease got through on `executor` after the opening job: later leases need no hop.
+    private let confirmed = Atomic(false)
+    private let executor: EventLoopTaskExecutor
+
+    /// A gate ordered on `executor`'s loop.
+    init(on executor: EventLoopTaskExecutor = PoolStart.poolLoop) {
         self.executor = executor
     }
 
     /// Opens the gate and calls `run` in the same job, so no lease goes on before `run` has begun.
     /// Returns when `run` does.
-    package func open(thenRun run: @Sendable () async -> Void) async {
+    func open(thenRun run: @Sendable () async -> Void) async {
         await withTaskExecutorPreference(executor) {
+            // The ordering holds only if this job is the loop's (see the type's comment).
+            executor.eventLoop.preconditionInEventLoop()
             let waiters: [CheckedContinuation<Void, any Error>] = state.withLock { state in
                 guard case .waiting(_, let waiters) = state else { return [] }
-                state = .open(confirmed: false)
+                state = .open
                 return Array(waiters.values)
             }
-            // Each resumes on `executor`, so only after this job, in `run`, suspends.
+            // Each resumes on the loop, so only after this job, in `run`, suspends.
             for waiter in waiters { waiter.resume() }
             await run()
         }
@@ -43,16 +55,18 @@ package final class PoolStart: Sendable {
 
     /// Returns once `run` has begun: at once when a lease already saw that. Throws
     /// `CancellationError` when the task is cancelled first (a lease whose deadline passed).
-    package func wait() async throws {
-        if state.withLock({ if case .open(confirmed: true) = $0 { true } else { false } }) { return }
+    func wait() async throws {
+        if confirmed.load(ordering: .acquiring) { return }
         try await withTaskExecutorPreference(executor) {
-            try await waitOnExecutor()
-            // Running on `executor` again: the opening job is past its synchronous start.
-            state.withLock { $0 = .open(confirmed: true) }
+            try await waitOnLoop()
+            // On the loop again: the opening job is past its synchronous start.
+            executor.eventLoop.preconditionInEventLoop()
+            confirmed.store(true, ordering: .releasing)
         }
     }
 
-    private func waitOnExecutor() async throws {
+    private func waitOnLoop() async throws {
+        executor.eventLoop.preconditionInEventLoop()
         let id: Int? = state.withLock { state in
             guard case .waiting(let next, let waiters) = state else { return nil }
             state = .waiting(next: next + 1, waiters: waiters)

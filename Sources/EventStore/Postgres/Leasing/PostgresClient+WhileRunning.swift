@@ -7,7 +7,7 @@ extension PostgresClient {
     /// first (postgres-nio warns about that; see `PoolStart`). For short-lived clients, such as
     /// one that creates a schema or a database.
     package func whileRunning<T: Sendable>(_ body: () async throws -> T) async throws -> T {
-        let started = PoolStart(on: PostgresEventStore.connectionExecutor)
+        let started = PoolStart()
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await started.open { await self.run() } }
             defer { group.cancelAll() }
