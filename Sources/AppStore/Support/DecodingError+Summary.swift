@@ -18,13 +18,15 @@ extension DecodingError {
         }
     }
 
-    /// ``summary``, except that for text that is not JSON at all it says where the text stops being
-    /// JSON (`data` is what was decoded), which the decoder does not. Text the decoder read
-    /// leniently as a value of the wrong kind (`[{"a":1,"a":2}]`) is told both: its kind is the
-    /// first thing to fix.
+    /// ``summary``, except that text that is not JSON (`data` is what was decoded) is told where it
+    /// stops being JSON, which the decoder does not say. That comes first: the decoder reads a
+    /// trailing comma or a name given twice leniently, and a field's fault told instead (a missing
+    /// field in `{"user_id":"u1",}`) would be fixed only to meet the fault next. Text read leniently
+    /// as a value of the wrong kind (`[{"a":1,"a":2}]`) is told both, its kind first.
     public func summary(of data: some Collection<UInt8>) -> String {
-        guard let fault = syntaxFault(in: data) else { return summary }
-        return isWrongKindAtTopLevel ? Self.wrongKind(summary, fault) : "not valid JSON: \(fault)"
+        // Only on a failure, so a body that decodes is not scanned here.
+        guard let fault = JSONSyntaxFault.findAccepting(Data(data)) else { return summary }
+        return isWrongKindAtTopLevel ? Self.wrongKind(summary, alsoNotJSON: fault) : "not valid JSON: \(fault)"
     }
 
     /// Whether the decoder read a whole value, but not of the kind the top level must be.
@@ -35,9 +37,9 @@ extension DecodingError {
         }
     }
 
-    /// A top level of the wrong kind (`kind`) that is not JSON either, in one sentence.
-    public static func wrongKind(_ kind: String, _ fault: JSONSyntaxFault) -> String {
-        "\(kind); it is not valid JSON either: \(fault)"
+    /// A top level of the wrong kind (`kind` says which it must be) whose text is not JSON either.
+    public static func wrongKind(_ kind: String, alsoNotJSON fault: JSONSyntaxFault) -> String {
+        "\(kind), and the text is not valid JSON: \(fault)"
     }
 
     /// Where `data` stops being JSON, when this error says it is not JSON at all, or not the kind of

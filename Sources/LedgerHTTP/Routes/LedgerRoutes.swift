@@ -249,6 +249,8 @@ public struct LedgerRoutes: Sendable {
                 // Every unknown name, quoted as JSON writes it (an empty or odd name stays visible).
                 let unknown = Set(sent).subtracting(T.fieldNames).sorted()
                 if !unknown.isEmpty {
+                    // Text that is not JSON is told so first, as for a field's fault (see `summary(of:)`).
+                    if let fault = JSONSyntaxFault.findAccepting(body) { throw Problem.notJSON(fault) }
                     let names = unknown.prefix(10).map { Self.quotedName(Problem.bounded($0, to: 64)) }.joined(separator: ", ")
                     let more = unknown.count > 10 ? " and \(unknown.count - 10) more" : ""
                     throw Problem(
@@ -260,9 +262,7 @@ public struct LedgerRoutes: Sendable {
             let decoded = try JSONDecoder().decode(T.self, fromUntrusted: body)
             // The decoder lets a trailing comma and a field given twice pass (keeping the first,
             // where a proxy in front may have read the last); neither is JSON to every reader.
-            if let fault = JSONSyntaxFault.findAccepting(body) {
-                throw Problem(status: .badRequest, code: "malformed_body", title: "Malformed body", detail: "not valid JSON: \(fault)")
-            }
+            if let fault = JSONSyntaxFault.findAccepting(body) { throw Problem.notJSON(fault) }
             return decoded
         } catch let error as DecodingError {
             throw Problem.malformedBody(error, body: body)

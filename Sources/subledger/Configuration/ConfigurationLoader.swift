@@ -39,7 +39,7 @@ struct ConfigurationLoader {
         let unread = yaml == nil ? "no configuration file was read (no --config, and no \(Self.defaultPath) in \(FileManager.default.currentDirectoryPath))" : nil
         // Named in full where a path it gave is reported (a relative --config names nothing once
         // the report is read in another directory).
-        let located = URL(fileURLWithPath: path ?? Self.defaultPath).standardizedFileURL.path
+        let located = URL(fileURLWithPath: path ?? Self.defaultPath).resolvingSymlinksInPath().path
         return try load(yaml: yaml ?? "", file: path ?? Self.defaultPath, located: located, unread: unread)
     }
 

@@ -714,8 +714,12 @@ struct LegacyInputTests {
         (#"{"notification_type":"DID_RENEW","password":"s3cret","bid":"com.example.app","note":"\q"}"#,
          "not valid JSON: 'q' cannot follow a backslash (line 1, column 86)"),
         // Of the wrong kind and not JSON: told both.
-        (#"[{"bid":"a","bid":"b"}]"#, #"the top level must be an object; it is not valid JSON either: the field name "bid" is given twice in this object (line 1, column 13)"#),
-        ("[1]", "the top level must be an object"),
+        (#"[{"bid":"a","bid":"b"}]"#, #"the top level must be an object, and the text is not valid JSON: the field name "bid" is given twice in this object (line 1, column 13)"#),
+        ("[1,]", "the top level must be an object, and the text is not valid JSON: a comma cannot come right before ']' (line 1, column 3)"),
+        ("[1]", "the top level must be an object"), ("null", "the top level must be an object, not null"),
+        // Not JSON is said before a field's fault the decoder's lenient read finds.
+        (#"{"notification_type":"INITIAL_BUY","unified_receipt":{"status":"zero"},}"#,
+         "not valid JSON: a comma cannot come right before '}' (line 1, column 71)"),
         ("{}", "the body has no bid (the app's bundle id)"),
         (#"{"notification_type":"DID_RENEW","password":"s3cret"}"#, "the body has no bid"),
         (#"{"notification_type":"DID_RENEW","unified_receipt":{"signedPayload":"x"}}"#, "the body has no bid"),
