@@ -206,11 +206,23 @@ public final class SignedDataVerifier: Sendable {
         }
         let payload = try Self.decodePayload(Payload.self, from: parsed.payload)
         let effectiveDate = payload.effectiveDate?.date ?? now
+        // A JWS of another kind names no bundle id where this kind does: say what it is instead.
+        func resolveNamedApp(_ payload: Payload, _ environment: AppStoreEnvironment?) throws -> AppStoreApp {
+            do {
+                return try resolveApp(payload, environment)
+            } catch let error as AppStoreError where error.code == .unknownApp && payload.claimedBundleId == nil {
+                guard let actual = SignedPayloadKind(of: parsed.payload), actual.name != Payload.kind else { throw error }
+                throw AppStoreError(
+                    .invalidPayload,
+                    "the JWS holds \(SignedPayloadKind.phrase(actual.name)), not \(SignedPayloadKind.phrase(Payload.kind)) (it has \(actual.marker))"
+                )
+            }
+        }
 
         if let environment = payload.claimedEnvironment, environment.isUnsignedLocal {
             // Xcode and LocalTesting data is signed by a local key, not Apple: never run crypto on
             // it, and accept it only where explicitly enabled.
-            let app = try resolveApp(payload, environment)
+            let app = try resolveNamedApp(payload, environment)
             try Self.checkPolicy(payload, app: app, environment: environment)
             return VerifiedSignedData(
                 payload: payload,
@@ -245,7 +257,7 @@ public final class SignedDataVerifier: Sendable {
             throw AppStoreError(.invalidSignature, "ES256 signature of the \(Payload.kind) does not verify with the leaf certificate")
         }
 
-        let app = try resolveApp(payload, payload.claimedEnvironment)
+        let app = try resolveNamedApp(payload, payload.claimedEnvironment)
         guard let environment = payload.claimedEnvironment else {
             throw AppStoreError(.environmentNotAccepted, "\(Payload.kind) states no environment")
         }

@@ -58,6 +58,42 @@ struct APIEndToEndTests {
         }
     }
 
+    /// A JWS of one kind sent where another belongs is named as what it is. Each kind decodes from
+    /// the others' JSON, so renewal info sent as a transaction was refused as `unknown_app`,
+    /// "bundle id (missing)", which sent the integrator to their configuration.
+    @Test func aJWSSentWhereAnotherKindBelongsIsNamedAsWhatItIs() async throws {
+        try await H.run(.sqlite) { h in
+            h.clock.set(Day.date(1))
+            let renewal = try h.pki.signRenewalInfo(JWSRenewalInfoDecodedPayload(
+                originalTransactionId: "1000", autoRenewProductId: "pro.monthly", productId: "pro.monthly",
+                autoRenewStatus: .on, signedDate: Day.apple(0), environment: .sandbox
+            ))
+            let notification = try h.pki.signNotification(
+                type: .subscribed, subtype: .initialBuy, bundleId: H.bundleId, environment: .sandbox,
+                transaction: H.transaction("1000", purchased: 0, expires: 30), signedDate: Day.apple(0)
+            )
+            let transaction = try h.pki.signTransaction(H.transaction("1000", purchased: 0, expires: 30))
+            for (path, key, body, detail) in [
+                ("/v1/apple/transactions", H.ingestKey, #"{"user_id":"u1","signed_transaction":"\#(renewal)"}"#,
+                 "the JWS holds renewal info, not a transaction (it has autoRenewStatus)"),
+                ("/v1/apple/transactions", H.ingestKey, #"{"user_id":"u1","signed_transaction":"\#(notification)"}"#,
+                 "the JWS holds a notification, not a transaction (it has notificationType)"),
+                ("/v1/apple/notifications/v2", nil, #"{"signedPayload":"\#(transaction)"}"#,
+                 "the JWS holds a transaction, not a notification (it has transactionId)"),
+            ] as [(String, String?, String, String)] {
+                let response = try await h.request(.post, path, key: key, json: body)
+                #expect(response.status == .badRequest, "\(detail)")
+                #expect(try h.object(response)["code"] as? String == "invalid_payload", "\(detail)")
+                #expect(try h.object(response)["detail"] as? String == detail)
+            }
+            #expect(try await h.eventCount() == 0)
+            // A transaction of an app that is not configured is still that.
+            let foreign = try h.pki.signTransaction(H.transaction("2000", purchased: 0, expires: 30, bundleId: "com.other.app"))
+            let unknown = try await h.request(.post, "/v1/apple/transactions", key: H.ingestKey, json: #"{"user_id":"u1","signed_transaction":"\#(foreign)"}"#)
+            #expect(try h.object(unknown)["code"] as? String == "unknown_app")
+        }
+    }
+
     /// Foundation's JSONDecoder traps (killing the server) on a text that ends on the `[` opening
     /// its 513th level. No endpoint hands it such a text: each answers 400 and the server goes on,
     /// whether the brackets are the body, follow a field, or are a JWS header or payload.
