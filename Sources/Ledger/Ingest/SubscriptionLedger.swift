@@ -316,6 +316,14 @@ public final class SubscriptionLedger: Sendable {
         // Apple answers text that is not base64 with 21002, which is retried as transient: refused
         // here, the client hears at once that its input is wrong instead of a 502 after the retries.
         guard receiptData.unicodeScalars.allSatisfy(Self.isBase64Text) else {
+            // A StoreKit 2 JWS (its header starts `eyJ`, and it has two dots) is a likely mistake
+            // in a move to StoreKit 2: say where it goes.
+            if receiptData.hasPrefix("eyJ"), receiptData.split(separator: ".", omittingEmptySubsequences: false).count == 3 {
+                throw LedgerError(
+                    .malformedBody,
+                    "receipt_data holds a signed JWS (StoreKit 2), not an app receipt; submit a signed transaction as signed_transaction instead"
+                )
+            }
             throw LedgerError(.malformedBody, "receipt_data has characters base64 text does not; send the app's receipt as base64")
         }
         // A pre-iOS 7 transaction receipt: verifyReceipt answers it in another shape (the bundle id

@@ -791,6 +791,11 @@ struct APIEndToEndTests {
                 #expect(receipt.status == .badRequest, "\(data)")
                 #expect(try h.object(receipt)["code"] as? String == "malformed_body", "\(data)")
             }
+            // A StoreKit 2 transaction sent as a receipt is told where it goes.
+            let jws = try h.pki.signTransaction(H.transaction("1000", purchased: 0, expires: 30))
+            let storeKit2 = try await h.request(.post, "/v1/apple/receipts", key: H.ingestKey, json: #"{"user_id":"u1","receipt_data":"\#(jws)"}"#)
+            #expect(try h.object(storeKit2)["detail"] as? String
+                == "receipt_data holds a signed JWS (StoreKit 2), not an app receipt; submit a signed transaction as signed_transaction instead")
             #expect(try await h.eventCount() == 0)
 
             let bare = try await h.request(.get, "/v1/events?after=5", key: H.readKey)
