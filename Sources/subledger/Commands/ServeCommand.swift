@@ -62,6 +62,9 @@ struct ServeCommand: AsyncParsableCommand {
     ) async throws {
         // Bootstrapped before the ledger exists: the ledger makes its timers once, when it is made.
         let metrics = ProcessMetrics.registry
+        // Before the database is opened (a SQLite file created): a configuration refused here
+        // leaves nothing behind.
+        let verifier = try LedgerFactory.makeVerifier(configuration)
         guard try await waitForDatabase(configuration.database, signals: signals, logger: logger) else {
             logger.notice("stopped while waiting for PostgreSQL")
             return
@@ -73,7 +76,10 @@ struct ServeCommand: AsyncParsableCommand {
         // verifyReceipt's connections: refused ones fail at once, so Apple being down is a prompt 502.
         let appleClient = VerifyReceiptClient.makeHTTPClient()
         do {
-            try await serve(configuration, store: store, appleClient: appleClient, metrics: metrics, logger: logger, signals: signals, onServerRunning: onServerRunning)
+            try await serve(
+                configuration, verifier: verifier, store: store, appleClient: appleClient, metrics: metrics,
+                logger: logger, signals: signals, onServerRunning: onServerRunning
+            )
         } catch {
             // The HTTP server could not bind, a migration failed...: that is what the process
             // reports, after closing the store (an open SQLite connection ends a debug build).
@@ -112,6 +118,7 @@ struct ServeCommand: AsyncParsableCommand {
     /// Runs the service group on an open store and client; the caller closes both.
     private static func serve(
         _ configuration: SubledgerConfiguration,
+        verifier: SignedDataVerifier,
         store: any EventStore,
         appleClient: HTTPClient,
         metrics: PrometheusCollectorRegistry,
@@ -119,7 +126,7 @@ struct ServeCommand: AsyncParsableCommand {
         signals: [UnixSignal],
         onServerRunning: (@Sendable (Int) async -> Void)?
     ) async throws {
-        let ledger = try LedgerFactory.makeLedger(configuration, store: store, httpClient: appleClient, logger: logger)
+        let ledger = try LedgerFactory.makeLedger(configuration, verifier: verifier, store: store, httpClient: appleClient, logger: logger)
         if configuration.apiKeys.isEmpty {
             logger.notice("no API keys configured (auth.keys): authenticated endpoints answer 401; see subledger keys generate")
         }

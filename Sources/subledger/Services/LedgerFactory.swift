@@ -8,10 +8,17 @@ import Logging
 /// Builds the ledger's collaborators from the configuration: the verifier (Apple Root CA - G3 plus any
 /// configured roots), the verifyReceipt client and the domain settings.
 enum LedgerFactory {
-    /// `httpClient` carries the verifyReceipt calls; the caller owns it (see `VerifyReceiptClient.makeHTTPClient()`).
-    static func makeLedger(
-        _ configuration: SubledgerConfiguration, store: any EventStore, httpClient: HTTPClient, logger: Logger
-    ) throws -> SubscriptionLedger {
+    /// The verifier: Apple Root CA - G3, the configured roots and apps. Made before anything is
+    /// opened, so a root that cannot be read or an app the verifier refuses stops `serve` before a
+    /// SQLite file is created.
+    static func makeVerifier(_ configuration: SubledgerConfiguration) throws -> SignedDataVerifier {
+        // The verifier refuses such an app too, in its own field names; said here in the file's.
+        if let index = configuration.apps.firstIndex(where: { $0.environments.contains("Production") && $0.appAppleId == nil }) {
+            throw ConfigurationError(
+                key: "apple.apps[\(index)].app_apple_id",
+                message: "is required when environments include Production (the app's Apple ID in App Store Connect; Apple requires checking it)"
+            )
+        }
         var roots = [try TrustAnchors.appleRootCAG3()]
         for path in configuration.trustedRoots {
             do {
@@ -28,14 +35,21 @@ enum LedgerFactory {
                 allowsUnsignedLocalEnvironments: app.allowUnsignedLocal
             )
         }
-        let verifier: SignedDataVerifier
         do {
-            verifier = try SignedDataVerifier(
+            return try SignedDataVerifier(
                 configuration: .init(trustedRoots: roots, apps: apps, checksNestedSignatures: configuration.checkNestedSignatures)
             )
         } catch {
             throw ConfigurationError(key: "apple.apps", message: "\(error)")
         }
+    }
+
+    /// `httpClient` carries the verifyReceipt calls; the caller owns it (see `VerifyReceiptClient.makeHTTPClient()`).
+    /// `verifier` is `makeVerifier(configuration)`'s, when the caller made it first.
+    static func makeLedger(
+        _ configuration: SubledgerConfiguration, verifier: SignedDataVerifier? = nil, store: any EventStore, httpClient: HTTPClient, logger: Logger
+    ) throws -> SubscriptionLedger {
+        let verifier = try verifier ?? makeVerifier(configuration)
         let receipts = VerifyReceiptClient(
             configuration: .init(
                 productionURL: configuration.verifyReceiptProductionURL,

@@ -125,6 +125,27 @@ struct ServeProcessTests {
         }
     }
 
+    /// What only the verifier checks (a root file, an app it refuses) is checked before the database
+    /// is opened: a refused start left a new, empty SQLite file behind. A production app without its
+    /// Apple ID is named by its key in the file, not the library's field name.
+    @Test func serveRefusesAppsAndRootsTheVerifierWouldBeforeOpeningTheDatabase() async throws {
+        try await withTemporaryDirectory { directory in
+            let database = directory.appendingPathComponent("subledger.sqlite").path
+            for (yaml, said) in [
+                ("apple:\n  apps:\n    - { bundle_id: a.b, environments: [Production] }\n",
+                 "apple.apps[0].app_apple_id: is required when environments include Production"),
+                ("apple:\n  trusted_roots: [missing-root.pem]\n", "apple.trusted_roots: cannot read missing-root.pem"),
+            ] {
+                try yaml.write(to: directory.appendingPathComponent("subledger.yaml"), atomically: true, encoding: .utf8)
+                let result = try await SubledgerProcess.run(["serve"], in: directory)
+                #expect(result.status == 64, "\(yaml)")
+                #expect(result.stderr.contains(said), "\(result.stderr)")
+                #expect(!result.stderr.contains("database opened"), "\(result.stderr)")
+                #expect(!FileManager.default.fileExists(atPath: database), "\(yaml)")
+            }
+        }
+    }
+
     /// With PostgreSQL unreachable at start, `serve` says so and exits after `acquire_timeout`
     /// (1 s here) instead of waiting in the connection pool; a supervisor can restart it.
     @Test func serveExitsNamingTheCauseWhenPostgreSQLCannotBeReached() async throws {
