@@ -22,6 +22,8 @@ public final class SubscriptionLedger: Sendable {
     let factBatcher: Batcher<PendingFact, IngestResult>
     /// Timers for verification and database work, made once.
     let metrics = LedgerMetrics()
+    /// Says when a fact names a product the catalog lacks.
+    let unconfiguredProducts: UnconfiguredProducts
 
     /// Creates the ledger over a store, a verifier and (optionally) a verifyReceipt client.
     public init(
@@ -39,6 +41,7 @@ public final class SubscriptionLedger: Sendable {
         self.clock = clock
         self.logger = logger
         self.evaluator = EntitlementEvaluator(catalog: configuration.catalog, sandboxGrants: configuration.sandboxGrants)
+        self.unconfiguredProducts = UnconfiguredProducts(catalog: configuration.catalog)
         // A leader runs one more batch before handing over: interleaved benchmark runs measured more
         // notifications per second than handing every batch to a waiter (docs/architecture.md).
         self.factBatcher = Batcher(
@@ -489,6 +492,7 @@ public final class SubscriptionLedger: Sendable {
         facts: VerificationFacts? = nil,
         claims: [LinkClaim] = []
     ) async throws -> IngestResult {
+        unconfiguredProducts.check(fact, logger: logger(for: context))
         let pending = PendingFact(
             fact: fact, type: type, stream: stream, dedupeKey: dedupeKey, receivedAt: receivedAt,
             context: context, facts: facts, claims: claims

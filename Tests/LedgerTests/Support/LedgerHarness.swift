@@ -36,9 +36,9 @@ struct LedgerHarness: Sendable {
         sharedSecrets: [String: String] = [bundleId: "s3cret"],
         apps: [AppStoreApp] = [AppStoreApp(bundleId: bundleId, appAppleId: 1_234_567_890, environments: [.sandbox, .production])],
         storeClockLead: TimeInterval = 0,
+        logger: Logger = TestDatabases.logger,
         _ body: @Sendable @escaping (LedgerHarness) async throws -> Void
     ) async throws {
-        let logger = TestDatabases.logger
         let clock = ManualClock(Day.date(0))
         let pki = try SharedPKI.value.get()
         let verifier = try SignedDataVerifier(configuration: pki.verifierConfiguration(apps: apps))

@@ -1,0 +1,38 @@
+import AppStore
+import AppStoreTesting
+import EventStoreTesting
+import Ledger
+import Testing
+
+/// A product missing from `products` grants nothing; the ledger says so once, so a typo in the
+/// configuration does not leave paying users without access in silence.
+struct UnconfiguredProductTests {
+    @Test func aProductMissingFromTheCatalogIsRecordedWithoutEntitlementsAndWarnedAboutOnce() async throws {
+        let log = CapturedLog()
+        try await LedgerHarness.run(logger: log.logger) { h in
+            let view = try await h.submit(user: "u1", LedgerHarness.transaction("1000", product: "pro.weekly", purchased: 0, expires: 7), at: 0)
+            // Recorded as a subscription, granting nothing.
+            #expect(view.entitlements.isEmpty)
+            #expect(view.subscriptions.map(\.productId) == ["pro.weekly"])
+            try await h.submit(user: "u1", LedgerHarness.transaction("1001", product: "pro.weekly", purchased: 7, expires: 14), at: 7)
+            try await h.submit(user: "u2", LedgerHarness.transaction("2000", original: "2000", purchased: 0, expires: 30), at: 7)
+            let warnings = log.lines.filter { $0.hasPrefix("warning") && $0.contains("does not configure") }
+            #expect(warnings.count == 1, "\(log.lines)")
+            #expect(warnings.first?.contains("product_id=pro.weekly") == true, "\(warnings)")
+            #expect(warnings.first?.contains("original_transaction_id=1000") == true, "\(warnings)")
+            // Entitlements are evaluated when read: a server that lists the product grants from what
+            // is already recorded.
+            var catalog = LedgerHarness.catalog
+            catalog.products["pro.weekly"] = .init(entitlements: ["pro"])
+            let fixed = SubscriptionLedger(
+                store: h.store, verifier: try SignedDataVerifier(configuration: h.pki.verifierConfiguration(apps: [
+                    AppStoreApp(bundleId: LedgerHarness.bundleId, appAppleId: 1_234_567_890, environments: [.sandbox, .production]),
+                ])),
+                configuration: LedgerConfiguration(catalog: catalog), clock: h.clock
+            )
+            let granted = try await fixed.entitlements(userId: "u1", at: Day.date(10))
+            #expect(granted.entitlements.map(\.id) == ["pro"])
+            #expect(granted.entitlements.first?.active == true)
+        }
+    }
+}
