@@ -187,15 +187,20 @@ public struct LedgerRoutes: Sendable {
             ])
             return IngestBody(result: outcome, event_id: result.eventID, position: result.position)
         } catch {
-            let problem = await schema.refine(Problem(error))
-            Self.countIngest(source, result: problem.code)
+            var problem = await schema.refine(Problem(error))
             if (400..<500).contains(problem.statusCode) {
                 do {
                     try await ledger.store.recordRejection(source: source, code: problem.code, detail: problem.detail, body: kept(body))
                 } catch {
-                    context.logger.warning("could not record a rejection", metadata: ["error": "\(error)"])
+                    // Not kept, the refusal would leave no trace but this line. When the store is down
+                    // or lacks its tables (--no-migrate), the answer is its 503 instead, as for every
+                    // other request then: Apple sends the body again, and its refusal is kept then.
+                    let failure = await schema.refine(Problem(error))
+                    context.logger.warning("could not record a rejection", metadata: ["error": "\(error)", "refused": "\(problem.code)"])
+                    if failure.statusCode == 503 { problem = failure }
                 }
             }
+            Self.countIngest(source, result: problem.code)
             throw problem
         }
     }

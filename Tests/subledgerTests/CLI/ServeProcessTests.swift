@@ -348,12 +348,25 @@ struct ServeProcessTests {
             let webhook = try await httpRequest("http://127.0.0.1:\(port)/v1/apple/notifications/v1", method: .POST, json: v1)
             #expect(webhook.status == 503, "\(webhook.body)")
             #expect(webhook.body.contains("run subledger migrate"), "\(webhook.body)")
+            // A body it refuses too: its refusal cannot be kept yet (no rejections table), so it is not
+            // answered 400, which Apple would not send again.
+            let refused = try await httpRequest(
+                "http://127.0.0.1:\(port)/v1/apple/notifications/v2", method: .POST, json: Data(#"{"signedPayload":"a.b.c"}"#.utf8)
+            )
+            #expect(refused.status == 503, "\(refused.body)")
+            #expect(refused.body.contains("run subledger migrate"), "\(refused.body)")
             let counted = try await httpRequest("http://127.0.0.1:\(port)/metrics")
             #expect(counted.body.contains(#"subledger_ingest_total{endpoint="POST /v1/apple/notifications/v1",result="storage_unavailable"} 1"#), "\(counted.body)")
+            #expect(counted.body.contains(#"subledger_ingest_total{endpoint="POST /v1/apple/notifications/v2",result="storage_unavailable"} 1"#), "\(counted.body)")
             #expect(try await SubledgerProcess.run(["migrate"], in: directory).status == 0)
             #expect(try await httpRequest("http://127.0.0.1:\(port)/ready").status == 200)
             #expect(try await httpRequest(entitlements, bearer: TestAPIKey.secret).status == 200)
             #expect(try await httpRequest("http://127.0.0.1:\(port)/v1/apple/notifications/v1", method: .POST, json: v1).status == 200)
+            // Once migrated, the same body is refused as such, and its refusal kept.
+            let again = try await httpRequest(
+                "http://127.0.0.1:\(port)/v1/apple/notifications/v2", method: .POST, json: Data(#"{"signedPayload":"a.b.c"}"#.utf8)
+            )
+            #expect(again.status == 400, "\(again.body)")
             server.signal(SIGTERM)
             #expect(try await server.waitForExit() == 0)
             // The log said so at start, naming what the database lacked.
