@@ -9,6 +9,8 @@ public enum VerifyReceiptStatus {
     public static let requestNotPosted = 21000
     /// The receipt data was malformed or the service was temporarily unable to read it (retried).
     public static let malformedOrTemporarilyUnreadable = 21002
+    /// The receipt could not be authenticated: not one Apple issued, or changed since.
+    public static let receiptNotAuthenticated = 21003
     /// The shared secret sent does not match the app's: the sender's configuration, not the receipt.
     public static let sharedSecretMismatch = 21004
     /// The receipt server was temporarily unable to provide the receipt (retried).
@@ -23,8 +25,30 @@ public enum VerifyReceiptStatus {
     /// Internal data access error (retried).
     public static let internalDataAccessError = 21009
 
+    /// The user account cannot be found or has been deleted.
+    public static let accountNotFound = 21010
+
     /// Internal data access errors, for which Apple's `is-retryable` says whether to retry.
     public static let internalDataAccessErrors = 21100...21199
+
+    /// What `status` means, in a few words for an error detail; nil for one Apple does not document.
+    public static func meaning(_ status: Int) -> String? {
+        switch status {
+        case valid: "the receipt is valid"
+        case requestNotPosted: "the request did not reach Apple as a POST of verifyReceipt JSON"
+        case malformedOrTemporarilyUnreadable: "the receipt data is malformed, or Apple could not read it for now"
+        case receiptNotAuthenticated: "the receipt could not be authenticated: Apple did not issue it, or it was changed"
+        case sharedSecretMismatch: "the shared secret does not match the app's"
+        case serverUnavailable: "Apple's receipt server could not answer for now"
+        case subscriptionExpired: "the subscription has expired"
+        case sandboxReceiptSentToProduction: "a sandbox receipt was sent to production"
+        case productionReceiptSentToSandbox: "a production receipt was sent to sandbox"
+        case internalDataAccessError: "Apple had an internal data access error"
+        case accountNotFound: "the user account cannot be found or has been deleted"
+        case internalDataAccessErrors: "Apple had an internal data access error"
+        default: nil
+        }
+    }
 
     /// Whether `status` names the environment a receipt belongs to rather than judging the receipt:
     /// one left after the client's redirect is reported as `invalid_response`, not as the answer.

@@ -122,7 +122,11 @@ public final class SubscriptionLedger: Sendable {
             throw LedgerError(.malformedBody, "the body has no bid (the app's bundle id), so it is not an App Store Server Notification V1")
         }
         guard let secret = configuration.sharedSecrets[bundleId] else {
-            throw LedgerError(.unknownApp, "no shared secret is configured for bundle id \(bundleId)")
+            // Told apart: an app not configured at all is a different fix from a missing secret.
+            guard verifier.app(bundleId: bundleId) != nil else {
+                throw LedgerError(.unknownApp, "bundle id \(bundleId) is not a configured app")
+            }
+            throw LedgerError(.unknownApp, "no shared secret is configured for bundle id \(bundleId) (set shared_secret_env for it)")
         }
         guard let password = notification.password else {
             throw LedgerError(.invalidPassword, "the notification has no password; Apple sends the app's shared secret in it")
@@ -357,7 +361,8 @@ public final class SubscriptionLedger: Sendable {
             throw sharedSecretRefusal(receiptApp: Self.receiptApp(receiptData), requested: requested, secretApp: secretApp)
         }
         guard response.status == VerifyReceiptStatus.valid else {
-            throw LedgerError(.invalidReceipt, "verifyReceipt answered status \(response.status.map(String.init) ?? "(none)")")
+            let meaning = response.status.flatMap(VerifyReceiptStatus.meaning).map { " (\($0))" } ?? ""
+            throw LedgerError(.invalidReceipt, "verifyReceipt answered status \(response.status.map(String.init) ?? "(none)")\(meaning)")
         }
         let bundleId = response.receipt?.bundleId ?? requested
         if let requested, let bundleId, bundleId != requested {

@@ -79,8 +79,16 @@ extension Problem {
         }
     }
 
+    /// A code's title in sentence case: `invalid_signature` is "Invalid signature", and the names
+    /// in it are written as names (`app_apple_id_mismatch` is "App Apple ID mismatch").
     static func title(_ code: String) -> String {
-        code.split(separator: "_").enumerated().map { $0.offset == 0 ? $0.element.capitalized : String($0.element) }.joined(separator: " ")
+        code.split(separator: "_").enumerated().map { offset, word in
+            switch word {
+            case "apple": "Apple"
+            case "id": "ID"
+            default: offset == 0 ? word.capitalized : String(word)
+            }
+        }.joined(separator: " ")
     }
 
     /// The database lacks migrations this build needs (a server started with `--no-migrate` before

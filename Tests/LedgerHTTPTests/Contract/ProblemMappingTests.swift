@@ -10,6 +10,15 @@ import Testing
 /// is: the input's (4xx, and a webhook files it as a rejection), the server's (500), or a dependency's
 /// that a retry may fix (502, 503).
 struct ProblemMappingTests {
+    /// Titles are sentence case, with names written as names.
+    @Test(arguments: [
+        ("invalid_signature", "Invalid signature"), ("app_apple_id_mismatch", "App Apple ID mismatch"),
+        ("apple_unavailable", "Apple unavailable"), ("missing_apple_extension", "Missing Apple extension"),
+    ])
+    func aCodesTitleIsSentenceCaseWithNamesAsNames(code: String, title: String) {
+        #expect(Problem.title(code) == title)
+    }
+
     @Test(arguments: [
         (AppStoreError(.invalidSignature, "x") as any Error, 400, "invalid_signature"),
         (AppStoreError(.malformedBody, "x"), 400, "malformed_body"),

@@ -599,6 +599,45 @@ struct LegacyInputTests {
         }
     }
 
+    /// A V1 body of an app that is not configured says so, told apart from a configured app that
+    /// has no shared secret: the two are different fixes.
+    @Test func aV1BodyOfAnUnknownAppIsToldApartFromOneWithoutASecret() async throws {
+        let body = #"{"notification_type":"DID_RENEW","password":"s3cret","bid":"BID","environment":"Sandbox","unified_receipt":{"status":0}}"#
+        try await H.run { h in
+            do {
+                _ = try await h.ledger.ingestNotificationV1(body: Data(body.replacingOccurrences(of: "BID", with: "com.other.app").utf8), context: .init(source: "test"))
+                Issue.record("an unknown app's V1 body was recorded")
+            } catch let error as LedgerError {
+                #expect(error.code == .unknownApp)
+                #expect(error.message == "bundle id com.other.app is not a configured app")
+            }
+        }
+        try await H.run(sharedSecrets: [:]) { h in
+            do {
+                _ = try await h.ledger.ingestNotificationV1(body: Data(body.replacingOccurrences(of: "BID", with: H.bundleId).utf8), context: .init(source: "test"))
+                Issue.record("a V1 body was recorded without a shared secret to check")
+            } catch let error as LedgerError {
+                #expect(error.code == .unknownApp)
+                #expect(error.message == "no shared secret is configured for bundle id \(H.bundleId) (set shared_secret_env for it)")
+            }
+        }
+    }
+
+    /// A receipt Apple does not accept is refused with what Apple's status means, not its number alone.
+    @Test func aReceiptAppleRefusesIsToldWhatItsStatusMeans() async throws {
+        try await H.run { h in
+            h.receipts.register(VerifyReceiptResponse(status: 21003, environment: .sandbox), for: "forged-receipt")
+            do {
+                _ = try await h.ledger.submitReceipt(userId: "u1", receiptData: "forged-receipt", context: .init(source: "test"))
+                Issue.record("expected invalid_receipt")
+            } catch let error as LedgerError {
+                #expect(error.code == .invalidReceipt)
+                #expect(error.message == "verifyReceipt answered status 21003 (the receipt could not be authenticated: Apple did not issue it, or it was changed)")
+            }
+            #expect(try await h.store.eventCount() == 0)
+        }
+    }
+
     /// A pre-iOS 7 transaction receipt names neither app nor environment in verifyReceipt's answer,
     /// so it is refused as such before Apple is asked (its answer read as Apple failing, 502).
     @Test func aPreIOS7TransactionReceiptIsRefusedWithoutAskingApple() async throws {
