@@ -170,7 +170,9 @@ public final class SignedDataVerifier: Sendable {
             do {
                 envelope = try JSONDecoder().decode(ResponseBodyV2.self, fromUntrusted: body)
             } catch {
-                let fault = (error as? DecodingError)?.syntaxFault(in: body).map { " (not valid JSON: \($0))" } ?? ""
+                // Every failure is scanned (only then): a field's fault in text that is not JSON
+                // (`{"signedPayload":5,}`) is told the text's fault too, not on the next try.
+                let fault = JSONSyntaxFault.findAccepting(body).map { " (not valid JSON: \($0))" } ?? ""
                 throw AppStoreError(.malformedBody, "notification body is not a JSON object with a signedPayload string\(fault)")
             }
             // The body is kept as sent, so all of it must be JSON that reads the same to any reader:
@@ -206,16 +208,20 @@ public final class SignedDataVerifier: Sendable {
         }
         let payload = try Self.decodePayload(Payload.self, from: parsed.payload)
         let effectiveDate = payload.effectiveDate?.date ?? now
-        // A JWS of another kind names no bundle id where this kind does: say what it is instead.
+        // A JWS of another kind decodes as this one with the fields they do not share missing: its
+        // bundle id or environment. Where that fails it, it is named as what it is instead.
+        func anotherKind() -> AppStoreError? {
+            guard let actual = SignedPayloadKind(of: parsed.payload), actual.name != Payload.kind else { return nil }
+            return AppStoreError(
+                .invalidPayload,
+                "the JWS holds \(SignedPayloadKind.phrase(actual.name)), not \(SignedPayloadKind.phrase(Payload.kind)) (it has \(actual.marker))"
+            )
+        }
         func resolveNamedApp(_ payload: Payload, _ environment: AppStoreEnvironment?) throws -> AppStoreApp {
             do {
                 return try resolveApp(payload, environment)
             } catch let error as AppStoreError where error.code == .unknownApp && payload.claimedBundleId == nil {
-                guard let actual = SignedPayloadKind(of: parsed.payload), actual.name != Payload.kind else { throw error }
-                throw AppStoreError(
-                    .invalidPayload,
-                    "the JWS holds \(SignedPayloadKind.phrase(actual.name)), not \(SignedPayloadKind.phrase(Payload.kind)) (it has \(actual.marker))"
-                )
+                throw anotherKind() ?? error
             }
         }
 
@@ -259,7 +265,7 @@ public final class SignedDataVerifier: Sendable {
 
         let app = try resolveNamedApp(payload, payload.claimedEnvironment)
         guard let environment = payload.claimedEnvironment else {
-            throw AppStoreError(.environmentNotAccepted, "\(Payload.kind) states no environment")
+            throw anotherKind() ?? AppStoreError(.environmentNotAccepted, "\(Payload.kind) states no environment")
         }
         try Self.checkPolicy(payload, app: app, environment: environment)
         return VerifiedSignedData(

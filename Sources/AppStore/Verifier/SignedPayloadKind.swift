@@ -4,7 +4,8 @@ import Foundation
 ///
 /// Each kind decodes from any other's JSON (their fields are optional), so a renewal info sent
 /// where a transaction belongs got as far as the app check and was refused as an unknown app,
-/// "bundle id (missing)", which sent the integrator to their configuration. Read only then.
+/// "bundle id (missing)", which sent the integrator to their configuration, and an AppTransaction
+/// as stating no environment. Read only on such a failure, after the signature check.
 struct SignedPayloadKind: Equatable {
     /// The kind's name, as `SignedPayload.kind` gives it.
     var name: String
@@ -19,7 +20,7 @@ struct SignedPayloadKind: Equatable {
             ("notificationType", ResponseBodyV2DecodedPayload.kind),
             ("autoRenewStatus", JWSRenewalInfoDecodedPayload.kind),
             ("transactionId", JWSTransactionDecodedPayload.kind),
-            ("originalApplicationVersion", AppTransactionDecodedPayload.kind),
+            ("receiptType", AppTransactionDecodedPayload.kind),
         ]
         guard let found = markers.first(where: { object[$0.field] != nil }) else { return nil }
         self.name = found.kind

@@ -1,6 +1,7 @@
 /// The `status` codes of a verifyReceipt response that drive the client's behaviour.
 ///
-/// Apple documents 0 (valid) and 21000–21199; only the ones the client reacts to are named.
+/// Apple documents 0 (valid) and 21000–21199; the ones the client reacts to, or an error detail
+/// explains (`meaning(_:)`), are named.
 public enum VerifyReceiptStatus {
     /// The receipt is valid.
     public static let valid = 0

@@ -898,10 +898,16 @@ public final class PostgresEventStore: EventStore {
                 inserted = id
             }
             // Trimming every hundredth insert keeps the table bounded without a delete per request.
+            // The row is kept by then: a failed trim is logged, not thrown, or the refusal would be
+            // answered as the store's failure and kept twice when Apple sends it again.
             if inserted > Int64(rejectionLimit) && inserted % 100 == 0 {
                 var trim = PostgresBindings()
                 trim.append(inserted - Int64(rejectionLimit))
-                _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.trimRejections, binds: trim), logger: logger)
+                do {
+                    _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.trimRejections, binds: trim), logger: logger)
+                } catch {
+                    logger.warning("could not trim the rejections table; the next hundredth refusal tries again", metadata: ["error": "\(Self.unwrap(error))"])
+                }
             }
         }
     }

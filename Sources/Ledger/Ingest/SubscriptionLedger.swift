@@ -325,7 +325,8 @@ public final class SubscriptionLedger: Sendable {
         guard receiptData.unicodeScalars.allSatisfy(Self.isBase64Text) else {
             // A StoreKit 2 JWS (its header starts `eyJ`, and it has two dots) is a likely mistake
             // in a move to StoreKit 2: say where it goes.
-            if receiptData.hasPrefix("eyJ"), receiptData.split(separator: ".", omittingEmptySubsequences: false).count == 3 {
+            let trimmed = receiptData.trimmingCharacters(in: .whitespacesAndNewlines)
+            if trimmed.hasPrefix("eyJ"), trimmed.split(separator: ".", omittingEmptySubsequences: false).count == 3 {
                 throw LedgerError(
                     .malformedBody,
                     "receipt_data holds a signed JWS (StoreKit 2), not an app receipt; submit a signed transaction as signed_transaction instead"

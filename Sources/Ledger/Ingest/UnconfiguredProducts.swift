@@ -5,8 +5,12 @@ import Synchronization
 /// not configure. Such a product grants no entitlement: a typo in `products` left paying users
 /// without access, and nothing said so.
 final class UnconfiguredProducts: Sendable {
+    /// The most products warned about one by one. V1 bodies (checked by the shared secret only) and
+    /// unsigned local data can name any product, so the set and the log stay bounded.
+    static let limit = 1_000
+
     private let catalog: ProductCatalog
-    /// The products already warned about; only ones Apple signed or verified reach it.
+    /// The products already warned about.
     private let warned = Mutex<Set<String>>([])
 
     init(catalog: ProductCatalog) {
@@ -14,11 +18,20 @@ final class UnconfiguredProducts: Sendable {
     }
 
     /// Warns about each product of `fact` the catalog lacks, unless it was warned about before.
-    func check(_ fact: AppleFact, logger: Logger) {
+    /// `logger` is made only then: most facts name configured products, and this is on every ingest.
+    func check(_ fact: AppleFact, logger: @autoclosure () -> Logger) {
         for transaction in fact.transactions where catalog.product(transaction.productId) == nil {
             let id = transaction.productId
-            guard warned.withLock({ $0.insert(id).inserted }) else { continue }
-            logger.warning(
+            let count: Int? = warned.withLock { warned in
+                guard warned.count <= Self.limit, warned.insert(id).inserted else { return nil }
+                return warned.count
+            }
+            guard let count else { continue }
+            if count > Self.limit {
+                logger().warning("more than \(Self.limit) products that products does not configure; no more are named until a restart")
+                continue
+            }
+            logger().warning(
                 "a purchase names a product that products does not configure, so it grants no entitlement; add it to products if it should",
                 metadata: ["product_id": "\(id)", "original_transaction_id": "\(transaction.originalTransactionId)"]
             )

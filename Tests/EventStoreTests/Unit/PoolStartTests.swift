@@ -15,7 +15,12 @@ struct PoolStartTests {
 
     private func withStart(_ body: (PoolStart) async throws -> Void) async throws {
         let loops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        try await body(PoolStart(on: EventLoopTaskExecutor(eventLoop: loops.next())))
+        do {
+            try await body(PoolStart(on: EventLoopTaskExecutor(eventLoop: loops.next())))
+        } catch {
+            try? await loops.shutdownGracefully()
+            throw error
+        }
         try await loops.shutdownGracefully()
     }
 

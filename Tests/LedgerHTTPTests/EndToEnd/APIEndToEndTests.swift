@@ -73,7 +73,13 @@ struct APIEndToEndTests {
                 transaction: H.transaction("1000", purchased: 0, expires: 30), signedDate: Day.apple(0)
             )
             let transaction = try h.pki.signTransaction(H.transaction("1000", purchased: 0, expires: 30))
+            // An AppTransaction names the app, but no environment where a transaction does.
+            let appTransaction = try h.pki.signAppTransaction(AppTransactionDecodedPayload(
+                receiptType: .sandbox, bundleId: H.bundleId, applicationVersion: "1", receiptCreationDate: Day.apple(0)
+            ))
             for (path, key, body, detail) in [
+                ("/v1/apple/transactions", H.ingestKey, #"{"user_id":"u1","signed_transaction":"\#(appTransaction)"}"#,
+                 "the JWS holds an app transaction, not a transaction (it has receiptType)"),
                 ("/v1/apple/transactions", H.ingestKey, #"{"user_id":"u1","signed_transaction":"\#(renewal)"}"#,
                  "the JWS holds renewal info, not a transaction (it has autoRenewStatus)"),
                 ("/v1/apple/transactions", H.ingestKey, #"{"user_id":"u1","signed_transaction":"\#(notification)"}"#,
@@ -462,9 +468,12 @@ struct APIEndToEndTests {
                 ("[1,]", "a comma cannot come right before ']' (line 1, column 3)"), ("01", "a number cannot start with 0 (line 1, column 1)"),
                 ("1.", "the text ends early: expected a digit after the decimal point (line 1, column 3)"),
                 (#"[{"a":1,"a":2}]"#, #"the field name "a" is given twice in this object (line 1, column 9)"#),
+                (#"{"signedPayload":5,}"#, "a comma cannot come right before '}' (line 1, column 19)"),
             ] {
                 let webhook = try await h.request(.post, "/v1/apple/notifications/v2", json: json)
                 #expect(try h.object(webhook)["detail"] as? String == "notification body is not a JSON object with a signedPayload string (not valid JSON: \(fault))", "\(json)")
+                // An object is the right kind for a submission (its faults are covered with the others).
+                if json.hasPrefix("{") { continue }
                 let submission = try await h.request(.post, "/v1/apple/transactions", key: H.ingestKey, json: json)
                 #expect(try h.object(submission)["detail"] as? String == "the body must be a JSON object, and the text is not valid JSON: \(fault)", "\(json)")
             }

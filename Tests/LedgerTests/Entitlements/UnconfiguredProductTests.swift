@@ -1,7 +1,8 @@
 import AppStore
 import AppStoreTesting
 import EventStoreTesting
-import Ledger
+import Foundation
+@testable import Ledger
 import Testing
 
 /// A product missing from `products` grants nothing; the ledger says so once, so a typo in the
@@ -34,5 +35,23 @@ struct UnconfiguredProductTests {
             #expect(granted.entitlements.map(\.id) == ["pro"])
             #expect(granted.entitlements.first?.active == true)
         }
+    }
+
+    /// V1 bodies and unsigned local data can name any product: past the limit the warnings stop,
+    /// with one line saying so, and the set of products stops growing.
+    @Test func warningsStopAfterTheLimitWithOneLineSayingSo() {
+        let log = CapturedLog()
+        let products = UnconfiguredProducts(catalog: LedgerHarness.catalog)
+        for index in 0..<(UnconfiguredProducts.limit + 5) {
+            let transaction = TransactionObservation(
+                transactionId: "\(index)", originalTransactionId: "\(index)", productId: "unknown.\(index)",
+                type: "Auto-Renewable Subscription", purchaseDate: 0, environment: "Sandbox", assertedAt: 0
+            )
+            products.check(AppleFact(raw: "{}", transactions: [transaction]), logger: log.logger)
+        }
+        products.check(AppleFact(raw: "{}", transactions: []), logger: log.logger)
+        #expect(log.lines.filter { $0.contains("product_id=unknown.") }.count == UnconfiguredProducts.limit)
+        #expect(log.lines.filter { $0.contains("no more are named until a restart") }.count == 1)
+        #expect(log.lines.count == UnconfiguredProducts.limit + 1)
     }
 }
