@@ -211,10 +211,10 @@ public final class SignedDataVerifier: Sendable {
         // A JWS of another kind decodes as this one with the fields they do not share missing: its
         // bundle id or environment. Where that fails it, it is named as what it is instead.
         func anotherKind() -> AppStoreError? {
-            guard let actual = SignedPayloadKind(of: parsed.payload), actual.name != Payload.kind else { return nil }
+            guard let actual = SignedPayloadKind.of(parsed.payload), actual.kind != Payload.payloadKind else { return nil }
             return AppStoreError(
                 .invalidPayload,
-                "the JWS holds \(SignedPayloadKind.phrase(actual.name)), not \(SignedPayloadKind.phrase(Payload.kind)) (it has \(actual.marker))"
+                "the JWS holds \(actual.kind.phrase), not \(Payload.payloadKind.phrase) (it has \(actual.marker))"
             )
         }
         func resolveNamedApp(_ payload: Payload, _ environment: AppStoreEnvironment?) throws -> AppStoreApp {

@@ -4,8 +4,8 @@ import Foundation
 ///
 /// Internal: the public entry points are the typed `verify…` methods of ``SignedDataVerifier``.
 protocol SignedPayload: Decodable, Sendable {
-    /// A short name for error messages (`transaction`, `renewal info`, ...).
-    static var kind: String { get }
+    /// Which of Apple's payloads this is.
+    static var payloadKind: SignedPayloadKind { get }
     /// The instant the chain must be valid at (`signedDate`, or `receiptCreationDate` for an AppTransaction).
     var effectiveDate: AppStoreDate? { get }
     /// The environment the payload claims.
@@ -20,6 +20,9 @@ protocol SignedPayload: Decodable, Sendable {
 }
 
 extension SignedPayload {
+    /// A short name for error messages (`transaction`, `renewal info`, ...).
+    static var kind: String { payloadKind.rawValue }
+
     /// No fast path: every payload of this type is decoded by `JSONDecoder`.
     static func scan(_ scanner: inout JSONScanner) throws(JSONScanner.Unexpected) -> Self {
         throw JSONScanner.Unexpected()
@@ -37,7 +40,7 @@ extension SignedPayload {
 }
 
 extension JWSTransactionDecodedPayload: SignedPayload {
-    static var kind: String { "transaction" }
+    static var payloadKind: SignedPayloadKind { .transaction }
     var effectiveDate: AppStoreDate? { signedDate }
     var claimedEnvironment: AppStoreEnvironment? { environment }
     var claimedBundleId: String? { bundleId }
@@ -45,7 +48,7 @@ extension JWSTransactionDecodedPayload: SignedPayload {
 }
 
 extension JWSRenewalInfoDecodedPayload: SignedPayload {
-    static var kind: String { "renewal info" }
+    static var payloadKind: SignedPayloadKind { .renewalInfo }
     var effectiveDate: AppStoreDate? { signedDate }
     var claimedEnvironment: AppStoreEnvironment? { environment }
     var claimedBundleId: String? { nil }
@@ -53,7 +56,7 @@ extension JWSRenewalInfoDecodedPayload: SignedPayload {
 }
 
 extension AppTransactionDecodedPayload: SignedPayload {
-    static var kind: String { "app transaction" }
+    static var payloadKind: SignedPayloadKind { .appTransaction }
     var effectiveDate: AppStoreDate? { receiptCreationDate }
     var claimedEnvironment: AppStoreEnvironment? { receiptType }
     var claimedBundleId: String? { bundleId }
@@ -61,7 +64,7 @@ extension AppTransactionDecodedPayload: SignedPayload {
 }
 
 extension ResponseBodyV2DecodedPayload: SignedPayload {
-    static var kind: String { "notification" }
+    static var payloadKind: SignedPayloadKind { .notification }
     var effectiveDate: AppStoreDate? { signedDate }
 
     var claimedEnvironment: AppStoreEnvironment? {

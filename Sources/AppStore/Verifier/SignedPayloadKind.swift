@@ -1,38 +1,50 @@
 import Foundation
 
-/// Which of Apple's signed payloads a JWS holds, told by a field only that kind has.
+/// Which of Apple's signed payloads a JSON object is, told by a field only that kind has.
 ///
 /// Each kind decodes from any other's JSON (their fields are optional), so a renewal info sent
 /// where a transaction belongs got as far as the app check and was refused as an unknown app,
 /// "bundle id (missing)", which sent the integrator to their configuration, and an AppTransaction
-/// as stating no environment. Read only on such a failure, after the signature check.
-struct SignedPayloadKind: Equatable {
-    /// The kind's name, as `SignedPayload.kind` gives it.
-    var name: String
-    /// The field that told it.
-    var marker: String
+/// as stating no environment. The verifier reads it only on such a failure, after the signature
+/// check; `subledger verify` reads it to pick what to verify a JWS as.
+package enum SignedPayloadKind: String, CaseIterable, Sendable {
+    // In the order they are told apart, most telling first: a transaction carries
+    // `appTransactionId` too, and renewal info `productId`.
+    case notification
+    case renewalInfo = "renewal info"
+    case transaction
+    case appTransaction = "app transaction"
 
-    /// The kind of the JSON object `payload`, or nil if no marker field is there.
-    init?(of payload: Data) {
-        guard let object = try? JSONSerialization.jsonObject(with: payload) as? [String: Any] else { return nil }
-        // Most telling first: a transaction carries appTransactionId too, renewal info productId.
-        let markers: [(field: String, kind: String)] = [
-            ("notificationType", ResponseBodyV2DecodedPayload.kind),
-            ("autoRenewStatus", JWSRenewalInfoDecodedPayload.kind),
-            ("transactionId", JWSTransactionDecodedPayload.kind),
-            ("receiptType", AppTransactionDecodedPayload.kind),
-        ]
-        guard let found = markers.first(where: { object[$0.field] != nil }) else { return nil }
-        self.name = found.kind
-        self.marker = found.field
+    /// The fields only this kind has; any one of them tells it.
+    var markers: [String] {
+        switch self {
+        case .notification: ["notificationType"]
+        case .renewalInfo: ["autoRenewStatus"]
+        case .transaction: ["transactionId"]
+        case .appTransaction: ["receiptType", "receiptCreationDate"]
+        }
     }
 
-    /// `kind` with its article, as a sentence names it ("a transaction", "renewal info").
-    static func phrase(_ kind: String) -> String {
-        switch kind {
-        case JWSRenewalInfoDecodedPayload.kind: kind
-        case AppTransactionDecodedPayload.kind: "an \(kind)"
-        default: "a \(kind)"
+    /// The kind's name with its article, as a sentence names it ("a transaction", "renewal info").
+    var phrase: String {
+        switch self {
+        case .renewalInfo: rawValue
+        case .appTransaction: "an \(rawValue)"
+        case .notification, .transaction: "a \(rawValue)"
         }
+    }
+
+    /// The kind of `object` and the field that told it, or nil if it has no marker field.
+    package static func of(_ object: [String: Any]) -> (kind: SignedPayloadKind, marker: String)? {
+        for kind in allCases {
+            if let marker = kind.markers.first(where: { object[$0] != nil }) { return (kind, marker) }
+        }
+        return nil
+    }
+
+    /// The kind of the JSON object `payload`, or nil if it is not one or has no marker field.
+    static func of(_ payload: Data) -> (kind: SignedPayloadKind, marker: String)? {
+        guard let object = try? JSONSerialization.jsonObject(with: payload) as? [String: Any] else { return nil }
+        return of(object)
     }
 }

@@ -181,10 +181,9 @@ struct VerifyCommand: AsyncParsableCommand {
 
     // MARK: Unverified peek (routing only; every claim is verified afterwards)
 
-    private enum Kind { case transaction, renewalInfo, appTransaction, notification }
 
     private struct Claims {
-        var kind: Kind = .transaction
+        var kind: SignedPayloadKind = .transaction
         var bundleId: String?
         var appAppleId: Int64?
     }
@@ -198,8 +197,11 @@ struct VerifyCommand: AsyncParsableCommand {
             let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
         else { return Claims() }
         var claims = Claims()
-        if object["notificationType"] != nil {
-            claims.kind = .notification
+        // A payload with no marker field is read as a transaction if it names an app, else as
+        // renewal info, the one kind without a bundle id.
+        claims.kind = SignedPayloadKind.of(object)?.kind ?? (object["bundleId"] != nil ? .transaction : .renewalInfo)
+        switch claims.kind {
+        case .notification:
             for key in ["data", "summary", "appData", "externalPurchaseToken"] {
                 if let inner = object[key] as? [String: Any] {
                     claims.bundleId = inner["bundleId"] as? String
@@ -207,15 +209,13 @@ struct VerifyCommand: AsyncParsableCommand {
                     break
                 }
             }
-        } else if object["receiptType"] != nil || object["receiptCreationDate"] != nil {
-            claims.kind = .appTransaction
+        case .appTransaction:
             claims.bundleId = object["bundleId"] as? String
             claims.appAppleId = (object["appAppleId"] as? NSNumber)?.int64Value
-        } else if object["transactionId"] != nil || object["bundleId"] != nil {
-            claims.kind = .transaction
+        case .transaction:
             claims.bundleId = object["bundleId"] as? String
-        } else {
-            claims.kind = .renewalInfo
+        case .renewalInfo:
+            break
         }
         return claims
     }
