@@ -22,11 +22,13 @@ extension DecodingError {
     /// stops being JSON, which the decoder does not say. That comes first: the decoder reads a
     /// trailing comma or a name given twice leniently, and a field's fault told instead (a missing
     /// field in `{"user_id":"u1",}`) would be fixed only to meet the fault next. Text read leniently
-    /// as a value of the wrong kind (`[{"a":1,"a":2}]`) is told both, its kind first.
-    public func summary(of data: some Collection<UInt8>) -> String {
+    /// as a value of the wrong kind (`[{"a":1,"a":2}]`) is told both, its kind first, in the words
+    /// of `wrongKind` when given ("the body must be a JSON object").
+    public func summary(of data: some Collection<UInt8>, wrongKind: String? = nil) -> String {
+        let said = isWrongKindAtTopLevel ? wrongKind ?? summary : summary
         // Only on a failure, so a body that decodes is not scanned here.
-        guard let fault = JSONSyntaxFault.findAccepting(Data(data)) else { return summary }
-        return isWrongKindAtTopLevel ? Self.wrongKind(summary, alsoNotJSON: fault) : "not valid JSON: \(fault)"
+        guard let fault = JSONSyntaxFault.findAccepting(Data(data)) else { return said }
+        return isWrongKindAtTopLevel ? "\(said), and the text is not valid JSON: \(fault)" : "not valid JSON: \(fault)"
     }
 
     /// Whether the decoder read a whole value, but not of the kind the top level must be.
@@ -34,27 +36,6 @@ extension DecodingError {
         switch self {
         case .typeMismatch(_, let context), .valueNotFound(_, let context): context.codingPath.isEmpty
         default: false
-        }
-    }
-
-    /// A top level of the wrong kind (`kind` says which it must be) whose text is not JSON either.
-    public static func wrongKind(_ kind: String, alsoNotJSON fault: JSONSyntaxFault) -> String {
-        "\(kind), and the text is not valid JSON: \(fault)"
-    }
-
-    /// Where `data` stops being JSON, when this error says it is not JSON at all, or not the kind of
-    /// value the top level must be: the decoder reads leniently (`[1,]`, `01`), so text it took for
-    /// an array or a number may not be JSON. A wrong field says so at its path instead, and is not
-    /// scanned again.
-    public func syntaxFault(in data: some Collection<UInt8>) -> JSONSyntaxFault? {
-        switch self {
-        case .dataCorrupted(let context) where context.codingPath.isEmpty,
-             .typeMismatch(_, let context) where context.codingPath.isEmpty,
-             .valueNotFound(_, let context) where context.codingPath.isEmpty:
-            // In the encoding the decoder read: UTF-16 `[1]` is JSON of the wrong kind, not a NUL.
-            JSONSyntaxFault.findAccepting(Data(data))
-        default:
-            nil
         }
     }
 

@@ -99,23 +99,18 @@ extension Problem {
         )
     }
 
-    /// A request body that did not decode: the client's fault.
-    /// `body` is what failed to decode, read again only to say where it stops being JSON.
+    /// A request body that did not decode: the client's fault, in JSON's words ("user_id must be
+    /// a string"), as for Apple's payloads. `body` is what failed to decode, read again only to say
+    /// where it stops being JSON.
     static func malformedBody(_ error: DecodingError, body: Data) -> Problem {
-        Problem(status: .badRequest, code: "malformed_body", title: "Malformed body", detail: describe(error, body: body))
+        Problem(
+            status: .badRequest, code: "malformed_body", title: "Malformed body",
+            detail: error.summary(of: body, wrongKind: "the body must be a JSON object")
+        )
     }
 
     /// A request body the decoder read, leniently, that is not JSON to every reader.
     static func notJSON(_ fault: JSONSyntaxFault) -> Problem {
         Problem(status: .badRequest, code: "malformed_body", title: "Malformed body", detail: "not valid JSON: \(fault)")
-    }
-
-    static func describe(_ error: DecodingError, body: Data) -> String {
-        // A field's fault in JSON's words ("user_id must be a string"), as for Apple's payloads;
-        // text that is not JSON says where it stops being JSON.
-        guard error.isWrongKindAtTopLevel else { return error.summary(of: body) }
-        // Text the decoder took for another value leniently (`[1,]`) is told that it is not JSON too.
-        let kind = "the body must be a JSON object"
-        return error.syntaxFault(in: body).map { DecodingError.wrongKind(kind, alsoNotJSON: $0) } ?? kind
     }
 }

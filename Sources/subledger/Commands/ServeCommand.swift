@@ -126,7 +126,7 @@ struct ServeCommand: AsyncParsableCommand {
         signals: [UnixSignal],
         onServerRunning: (@Sendable (Int) async -> Void)?
     ) async throws {
-        let ledger = try LedgerFactory.makeLedger(configuration, verifier: verifier, store: store, httpClient: appleClient, logger: logger)
+        let ledger = LedgerFactory.makeLedger(configuration, verifier: verifier, store: store, httpClient: appleClient, logger: logger)
         if configuration.apiKeys.isEmpty {
             logger.notice("no API keys configured (auth.keys): authenticated endpoints answer 401; see subledger keys generate")
         }

@@ -45,11 +45,10 @@ enum LedgerFactory {
     }
 
     /// `httpClient` carries the verifyReceipt calls; the caller owns it (see `VerifyReceiptClient.makeHTTPClient()`).
-    /// `verifier` is `makeVerifier(configuration)`'s, when the caller made it first.
+    /// `verifier` is `makeVerifier(configuration)`'s, made before the database was opened.
     static func makeLedger(
-        _ configuration: SubledgerConfiguration, verifier: SignedDataVerifier? = nil, store: any EventStore, httpClient: HTTPClient, logger: Logger
-    ) throws -> SubscriptionLedger {
-        let verifier = try verifier ?? makeVerifier(configuration)
+        _ configuration: SubledgerConfiguration, verifier: SignedDataVerifier, store: any EventStore, httpClient: HTTPClient, logger: Logger
+    ) -> SubscriptionLedger {
         let receipts = VerifyReceiptClient(
             configuration: .init(
                 productionURL: configuration.verifyReceiptProductionURL,

@@ -56,8 +56,9 @@ struct PostgresPoolStartTests {
         }
     }
 
-    /// A short-lived client (a test's schema, the benchmark's) runs its statements only once its
-    /// pool runs, and says nothing about it.
+    /// A short-lived client (a test's schema, the benchmark's) runs its statements while its pool
+    /// runs, and stops it after. Whether a statement could come before `run()` is a race here, so
+    /// the missing warning alone would not show a lost gate; `PoolStartTests` pins the order.
     @Test(.enabled(if: TestDatabases.dialects.contains(.postgres)))
     func aShortLivedClientRunsItsStatementsWhileItsPoolRuns() async throws {
         guard let url = TestDatabases.postgresURL else { throw PostgreSQLRequired() }

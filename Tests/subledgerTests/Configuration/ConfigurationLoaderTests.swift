@@ -159,7 +159,7 @@ struct ConfigurationLoaderTests {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("nested-\(UUID().uuidString).sqlite").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let store = try await SQLiteEventStore.open(path: path)
-        let ledger = try LedgerFactory.makeLedger(fromFile, store: store, httpClient: .shared, logger: Logger(label: "test"))
+        let ledger = LedgerFactory.makeLedger(fromFile, verifier: try LedgerFactory.makeVerifier(fromFile), store: store, httpClient: .shared, logger: Logger(label: "test"))
         #expect(ledger.verifier.configuration.checksNestedSignatures)
         try await store.shutdown()
     }
