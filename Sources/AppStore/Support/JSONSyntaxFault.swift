@@ -44,24 +44,11 @@ public struct JSONSyntaxFault: Hashable, Sendable, CustomStringConvertible {
     /// another encoding; its fault's place is in the converted text. Any other body is scanned as
     /// UTF-8, where a NUL is a fault like any other control character.
     public static func findAccepting(_ body: Data) -> JSONSyntaxFault? {
-        guard let encoding = otherEncoding(of: body) else { return find(in: body) }
-        guard let text = String(data: body, encoding: encoding) else {
+        guard JSONTextEncoding.nonUTF8(of: body) != nil else { return find(in: body) }
+        guard let text = JSONTextEncoding.utf8(body) else {
             return JSONSyntaxFault(offset: 0, in: [], textStart: 0, problem: "the text is not valid UTF-16 or UTF-32")
         }
-        return find(in: Array(text.utf8))
-    }
-
-    /// The UTF-16 or UTF-32 encoding the decoder would read `body` in, or nil for UTF-8.
-    static func otherEncoding(of body: Data) -> String.Encoding? {
-        let head = Array(body.prefix(4))
-        if head.starts(with: [0, 0, 0xFE, 0xFF]) || head.starts(with: [0xFF, 0xFE, 0, 0]) { return .utf32 }
-        if head.starts(with: [0xFE, 0xFF]) || head.starts(with: [0xFF, 0xFE]) { return .utf16 }
-        guard head.count >= 2 else { return nil }
-        if head.count == 4, head[0] == 0, head[1] == 0, head[2] == 0 { return .utf32BigEndian }
-        if head.count == 4, head[1] == 0, head[2] == 0, head[3] == 0 { return .utf32LittleEndian }
-        if head[0] == 0 { return .utf16BigEndian }
-        if head[1] == 0 { return .utf16LittleEndian }
-        return nil
+        return find(in: text)
     }
 
     /// The first fault in `bytes` read as UTF-8, or nil if they hold one JSON value with only

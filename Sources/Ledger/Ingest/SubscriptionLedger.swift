@@ -68,8 +68,11 @@ public final class SubscriptionLedger: Sendable {
         let transaction = verified.transaction.flatMap { Normalizer.observation($0.payload, fallback: signedDate) }
         let renewal = verified.renewalInfo.flatMap { Normalizer.observation($0.payload, fallback: signedDate) }
         let bundleId = payload.bundleId
+        // Kept as its text: a body the decoder read as UTF-16 or UTF-32 is kept in UTF-8, the one
+        // way it departs from the bytes as sent (read as UTF-8 they would not be the text Apple sent).
+        let text = JSONTextEncoding.utf8(body) ?? body
         let fact = AppleFact(
-            raw: String(decoding: body, as: UTF8.self),
+            raw: String(decoding: text, as: UTF8.self),
             notificationType: payload.notificationType?.rawValue,
             subtype: payload.subtype?.rawValue,
             notificationUUID: payload.notificationUUID,
@@ -79,7 +82,7 @@ public final class SubscriptionLedger: Sendable {
         )
         let chain = transaction?.originalTransactionId ?? renewal?.originalTransactionId
         let stream = chain.map(LedgerEventType.chainStream) ?? LedgerEventType.appStream(bundleId ?? "unknown")
-        let key = "notification:" + (payload.notificationUUID ?? Self.sha256(body))
+        let key = "notification:" + (payload.notificationUUID ?? Self.sha256(text))
         // The fact and the links its appAccountToken claims commit together: a webhook answered 200
         // never leaves a recorded purchase without the owner it names.
         return try await record(
@@ -110,7 +113,7 @@ public final class SubscriptionLedger: Sendable {
         }
         // The decoder checks only what the model reads; the body is kept as sent, so all of it must
         // be JSON (a raw tab or a byte that is not UTF-8 in a field the server ignores would be kept
-        // as text that does not parse). UTF-16 and UTF-32 bodies are scanned as UTF-8, and re-encoded when kept.
+        // as text that does not parse). UTF-16 and UTF-32 bodies are scanned and kept as their text in UTF-8.
         if let fault = JSONSyntaxFault.findAccepting(body) {
             throw LedgerError(.malformedBody, "the body is not an App Store Server Notification V1: not valid JSON: \(fault)")
         }

@@ -149,11 +149,13 @@ public struct LedgerRoutes: Sendable {
 
     /// What of a body refused at the V2 endpoint is stored: a V1 body posted there by mistake
     /// carries the shared secret, so every `password` value is redacted as at the V1 endpoint. The
-    /// rewrite leaves every other byte as sent; a body with a NUL byte, which the V1 redaction would
-    /// re-encode or replace (it is not UTF-8 JSON, which is what Apple sends), is kept as sent unless
-    /// it may name a password.
+    /// rewrite leaves every other byte as sent. A body in UTF-16 or UTF-32 is read as its text first
+    /// (in its bytes a password's name has NULs between the letters, so no scan of them finds it); one
+    /// not valid in that encoding is not kept. UTF-8 with a NUL byte, which the V1 redaction would
+    /// re-encode or replace (it is not JSON), is kept as sent unless it may name a password.
     static func keptV2(_ body: Data) -> Data {
-        body.contains(0) && !NotificationV1.mayNamePassword(body) ? body : NotificationV1.redactingPassword(in: body)
+        guard let text = JSONTextEncoding.utf8(body) else { return NotificationV1.redactingPassword(in: body) }
+        return text.contains(0) && !NotificationV1.mayNamePassword(text) ? text : NotificationV1.redactingPassword(in: text)
     }
 
     /// A webhook: verification and password failures are answered 400/401 and recorded as rejections,

@@ -52,14 +52,23 @@ struct NotificationV1RedactionTests {
         #expect(decoded.password == nil || decoded.password == NotificationV1.redactedPassword)
     }
 
-    /// UTF-16 text, which the decoder reads but a byte scan for UTF-8 would not see, is re-encoded as
-    /// UTF-8 and redacted; text that is not JSON in any encoding is replaced by the placeholder.
-    @Test func aBodyInAnotherEncodingIsReencodedWithoutTheSecret() throws {
-        let utf16 = try #require(#"{"password":"s3cret","bid":"com.example.app"}"#.data(using: .utf16LittleEndian))
-        let result = String(decoding: NotificationV1.redactingPassword(in: utf16), as: UTF8.self)
-        #expect(result == #"{"bid":"com.example.app","password":"[redacted]"}"#)
+    /// UTF-16 or UTF-32 text, which the decoder reads but a byte scan for UTF-8 would not see, is
+    /// converted to UTF-8 as it is (order and spacing kept, the byte order mark dropped) and
+    /// redacted; text that is not JSON in any encoding is replaced by the placeholder.
+    @Test(arguments: [String.Encoding.utf16LittleEndian, .utf16BigEndian, .utf16, .utf32, .utf32LittleEndian])
+    func aBodyInAnotherEncodingIsConvertedWithoutTheSecret(_ encoding: String.Encoding) throws {
+        let body = #"{"password": "s3cret", "bid":"com.example.app"}"#
+        let result = String(decoding: NotificationV1.redactingPassword(in: try #require(body.data(using: encoding))), as: UTF8.self)
+        #expect(result == #"{"password": "[redacted]", "bid":"com.example.app"}"#)
+    }
+
+    @Test func aBodyInAnotherEncodingThatIsNotJSONOrNotValidTextIsReplacedByThePlaceholder() throws {
         let broken = try #require(#"{"password":"s3cret","bid":5"#.data(using: .utf16LittleEndian))
         #expect(String(decoding: NotificationV1.redactingPassword(in: broken), as: UTF8.self) == #"{"password":"[redacted]"}"#)
+        // A lone high surrogate (0xD800) in UTF-16LE: no text to convert.
+        let surrogate = try #require(#"{"password":"s3cret","bid":""#.data(using: .utf16LittleEndian)) + Data([0x00, 0xD8, 0x22, 0x00, 0x7D, 0x00])
+        #expect(JSONTextEncoding.utf8(surrogate) == nil)
+        #expect(String(decoding: NotificationV1.redactingPassword(in: surrogate), as: UTF8.self) == #"{"password":"[redacted]"}"#)
     }
 
     /// A hand-written body with single or curly quotes is not JSON, so the scan finds no key in it;

@@ -129,12 +129,12 @@ struct JSONSyntaxFaultTests {
         let twice = #"{"user_id":"a","user_id":"b"}"#
         for encoding in [String.Encoding.utf16, .utf16LittleEndian, .utf16BigEndian, .utf32, .utf32LittleEndian, .utf32BigEndian] {
             let body = try #require(twice.data(using: encoding))
-            #expect(JSONSyntaxFault.otherEncoding(of: body) != nil, "\(encoding)")
+            #expect(JSONTextEncoding.nonUTF8(of: body) != nil, "\(encoding)")
             #expect(JSONSyntaxFault.findAccepting(body)?.isBeyondFoundation == true, "\(encoding)")
             #expect(JSONSyntaxFault.findAccepting(try #require(#"{"user_id":"a"}"#.data(using: encoding))) == nil, "\(encoding)")
         }
         #expect(JSONSyntaxFault.findAccepting(try #require(#"[1,]"#.data(using: .utf16))) != nil)
-        #expect(JSONSyntaxFault.otherEncoding(of: Data(#"{"a":1}"#.utf8)) == nil)
+        #expect(JSONTextEncoding.nonUTF8(of: Data(#"{"a":1}"#.utf8)) == nil)
     }
 
     /// Every other fault is one Foundation sees too.

@@ -213,6 +213,33 @@ struct APIEndToEndTests {
         }
     }
 
+    /// A V2 body in UTF-16 or UTF-32, which the decoder reads, is kept as its text in UTF-8: read as
+    /// UTF-8, its bytes would keep a NUL between every two characters and the byte order mark as
+    /// U+FFFD, not the text that was sent. The same notification in UTF-8 is then a duplicate.
+    @Test(arguments: TestDatabases.dialects)
+    func aV2BodyInUTF16IsKeptAsItsTextInUTF8(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect) { h in
+            h.clock.set(Day.date(1))
+            let jws = try h.pki.signNotification(type: .subscribed, subtype: .initialBuy, bundleId: H.bundleId, environment: .sandbox,
+                                                 transaction: H.transaction("1000", purchased: 0, expires: 30), signedDate: Day.apple(1))
+            let body = "{ \"signedPayload\": \"\(jws)\" }"
+            for (index, encoding) in [String.Encoding.utf16, .utf32LittleEndian].enumerated() {
+                let sent = try #require(body.data(using: encoding))
+                let response = try await h.client.execute(
+                    uri: "/v1/apple/notifications/v2", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(bytes: sent)
+                )
+                #expect(response.status == .ok, "\(encoding)")
+                #expect(try h.object(response)["result"] as? String == (index == 0 ? "recorded" : "duplicate"), "\(encoding)")
+            }
+            let again = try await h.request(.post, "/v1/apple/notifications/v2", json: body)
+            #expect(try h.object(again)["result"] as? String == "duplicate")
+            let events = try await h.store.readStream(LedgerEventType.chainStream("1000"))
+            #expect(events.count == 1)
+            let recorded = try #require(events.first)
+            #expect(try JSONDecoder().decode(AppleFact.self, from: recorded.data).raw == body)
+        }
+    }
+
     @Test(arguments: TestDatabases.dialects)
     func forgedWrongChainWrongAppWrongEnvironmentAndWrongPasswordAppendNothing(_ dialect: StorageDialect) async throws {
         try await H.run(dialect) { h in
@@ -355,6 +382,17 @@ struct APIEndToEndTests {
             // Unless it may name a password: then the secret's key cannot be found in it, and none of it is kept.
             _ = try await h.request(.post, "/v1/apple/notifications/v2", json: "{'password':'s3cr3t-binary'}\u{0}")
             #expect(!(try await h.store.rejections(limit: 20)).contains { $0.body.contains("s3cr3t-binary") })
+            // In UTF-16, where the password's name has a NUL between its letters, the body is read as
+            // its text and redacted like any other, its secret in no form kept.
+            for encoding in [String.Encoding.utf16LittleEndian, .utf16] {
+                let utf16 = try #require(v1.replacingOccurrences(of: "s3cret", with: "s3cr3t-utf16").data(using: encoding))
+                let refused = try await h.client.execute(uri: "/v1/apple/notifications/v2", method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(bytes: utf16))
+                #expect(try h.object(refused)["detail"] as? String == "the body is a V1 notification (notification_type, no signedPayload): post it to /v1/apple/notifications/v1")
+            }
+            let afterUTF16 = try await h.store.rejections(limit: 20).map(\.body)
+            // Its letters and digits alone, so the secret shows however its bytes were read.
+            #expect(!afterUTF16.contains { String($0.unicodeScalars.filter { $0.isASCII && $0.properties.isAlphabetic || ("0"..."9").contains($0) }.map(Character.init)).contains("s3cr3tutf16") }, "\(afterUTF16)")
+            #expect(afterUTF16.filter { $0 == v1.replacingOccurrences(of: "s3cret", with: "[redacted]") }.count == 3, "\(afterUTF16)")
             // One over the signed input's 64 KiB limit is told the same, not only that it is too large.
             let long = v1.replacingOccurrences(of: #""environment":"Sandbox""#, with: #""environment":"Sandbox","latest_receipt":"\#(String(repeating: "A", count: 70_000))""#)
             let large = try await h.request(.post, "/v1/apple/notifications/v2", json: long)

@@ -11,7 +11,7 @@ extension NotificationV1 {
     /// and serves them to anyone who may read events, so the secret must go before a body is stored,
     /// as an event or as a rejection. The bytes are rewritten in place so the rest of Apple's text
     /// stays exact. A body with a NUL byte (UTF-16 or UTF-32, which the decoder also reads) is
-    /// re-encoded as UTF-8 first, its one departure from the text as sent, or replaced by a
+    /// converted to UTF-8 first, its one departure from the bytes as sent, or replaced by a
     /// placeholder object when it is not JSON at all; so is UTF-8 text that is not JSON and could
     /// name a password (its quotes may not be JSON's, so the scan cannot find the key).
     public static func redactingPassword(in body: Data) -> Data {
@@ -42,9 +42,13 @@ extension NotificationV1 {
         Data(PasswordRedaction.rewrite(Array(body), placeholder: redactedPassword))
     }
 
-    /// The body parsed and written again as UTF-8, keys sorted, then redacted; the placeholder object
-    /// if it does not parse, so a secret is never kept.
+    /// A body with a NUL byte: UTF-16 or UTF-32 text converted to UTF-8 as it is, then redacted; else
+    /// (UTF-8 with a NUL, or not valid in its encoding) parsed and written again as UTF-8, keys
+    /// sorted, then redacted, or the placeholder object if it does not parse, so a secret is never kept.
     private static func reencoded(_ body: Data) -> Data {
+        if JSONTextEncoding.nonUTF8(of: body) != nil, let text = JSONTextEncoding.utf8(body), !text.contains(0) {
+            return rewritten(text)
+        }
         guard let object = try? JSONSerialization.jsonObject(with: body),
               let utf8 = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
         else { return placeholder }
