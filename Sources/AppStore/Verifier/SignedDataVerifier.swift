@@ -208,27 +208,23 @@ public final class SignedDataVerifier: Sendable {
         }
         let payload = try Self.decodePayload(Payload.self, from: parsed.payload)
         let effectiveDate = payload.effectiveDate?.date ?? now
-        // A JWS of another kind decodes as this one with the fields they do not share missing: its
-        // bundle id or environment. Where that fails it, it is named as what it is instead.
-        func anotherKind() -> AppStoreError? {
-            guard let actual = SignedPayloadKind.of(parsed.payload), actual.kind != Payload.payloadKind else { return nil }
-            return AppStoreError(
+        // A JWS of another kind decodes as this one with the fields they do not share missing, and
+        // failed on one of them (its bundle id, environment or auto-renew status) with an answer
+        // that sent the integrator to the wrong fix. One that lacks its own kind's marker is read
+        // for another's, and named as what it is; the JSON is read again only then.
+        func refuseAnotherKind() throws {
+            guard !payload.hasKindMarker, let actual = SignedPayloadKind.of(parsed.payload), actual.kind != Payload.payloadKind else { return }
+            throw AppStoreError(
                 .invalidPayload,
                 "the JWS holds \(actual.kind.phrase), not \(Payload.payloadKind.phrase) (it has \(actual.marker))"
             )
-        }
-        func resolveNamedApp(_ payload: Payload, _ environment: AppStoreEnvironment?) throws -> AppStoreApp {
-            do {
-                return try resolveApp(payload, environment)
-            } catch let error as AppStoreError where error.code == .unknownApp && payload.claimedBundleId == nil {
-                throw anotherKind() ?? error
-            }
         }
 
         if let environment = payload.claimedEnvironment, environment.isUnsignedLocal {
             // Xcode and LocalTesting data is signed by a local key, not Apple: never run crypto on
             // it, and accept it only where explicitly enabled.
-            let app = try resolveNamedApp(payload, environment)
+            try refuseAnotherKind()
+            let app = try resolveApp(payload, environment)
             try Self.checkPolicy(payload, app: app, environment: environment)
             return VerifiedSignedData(
                 payload: payload,
@@ -263,9 +259,10 @@ public final class SignedDataVerifier: Sendable {
             throw AppStoreError(.invalidSignature, "ES256 signature of the \(Payload.kind) does not verify with the leaf certificate")
         }
 
-        let app = try resolveNamedApp(payload, payload.claimedEnvironment)
+        try refuseAnotherKind()
+        let app = try resolveApp(payload, payload.claimedEnvironment)
         guard let environment = payload.claimedEnvironment else {
-            throw anotherKind() ?? AppStoreError(.environmentNotAccepted, "\(Payload.kind) states no environment")
+            throw AppStoreError(.environmentNotAccepted, "\(Payload.kind) states no environment")
         }
         try Self.checkPolicy(payload, app: app, environment: environment)
         return VerifiedSignedData(
@@ -304,8 +301,12 @@ public final class SignedDataVerifier: Sendable {
     }
 
     private func app(forBundleId bundleId: String?, kind: String) throws -> AppStoreApp {
-        guard let bundleId, let app = appsByBundleId[bundleId] else {
-            throw AppStoreError(.unknownApp, "\(kind) bundle id \(bundleId ?? "(missing)") is not a configured app")
+        // Every transaction, AppTransaction and notification Apple signs names its app.
+        guard let bundleId else {
+            throw AppStoreError(.invalidPayload, "\(kind) names no bundleId")
+        }
+        guard let app = appsByBundleId[bundleId] else {
+            throw AppStoreError(.unknownApp, "\(kind) bundle id \(bundleId) is not a configured app")
         }
         return app
     }

@@ -14,6 +14,9 @@ protocol SignedPayload: Decodable, Sendable {
     var claimedBundleId: String? { get }
     /// The app Apple id the payload claims, if the payload type carries one.
     var claimedAppAppleId: Int64? { get }
+    /// Whether the payload has a field only its kind has (``SignedPayloadKind/markers``); one that
+    /// lacks it may be another kind of payload, decoded as this one with their shared fields.
+    var hasKindMarker: Bool { get }
     /// Reads the payload with `JSONScanner`, throwing `Unexpected` for text it leaves to `JSONDecoder`.
     /// When it returns, the value equals what `JSONDecoder` decodes from the same text.
     static func scan(_ scanner: inout JSONScanner) throws(JSONScanner.Unexpected) -> Self
@@ -45,6 +48,7 @@ extension JWSTransactionDecodedPayload: SignedPayload {
     var claimedEnvironment: AppStoreEnvironment? { environment }
     var claimedBundleId: String? { bundleId }
     var claimedAppAppleId: Int64? { nil }
+    var hasKindMarker: Bool { transactionId != nil }
 }
 
 extension JWSRenewalInfoDecodedPayload: SignedPayload {
@@ -53,6 +57,7 @@ extension JWSRenewalInfoDecodedPayload: SignedPayload {
     var claimedEnvironment: AppStoreEnvironment? { environment }
     var claimedBundleId: String? { nil }
     var claimedAppAppleId: Int64? { nil }
+    var hasKindMarker: Bool { autoRenewStatus != nil }
 }
 
 extension AppTransactionDecodedPayload: SignedPayload {
@@ -61,6 +66,7 @@ extension AppTransactionDecodedPayload: SignedPayload {
     var claimedEnvironment: AppStoreEnvironment? { receiptType }
     var claimedBundleId: String? { bundleId }
     var claimedAppAppleId: Int64? { appAppleId }
+    var hasKindMarker: Bool { receiptType != nil || receiptCreationDate != nil }
 }
 
 extension ResponseBodyV2DecodedPayload: SignedPayload {
@@ -80,6 +86,7 @@ extension ResponseBodyV2DecodedPayload: SignedPayload {
     }
 
     var claimedBundleId: String? { bundleId }
+    var hasKindMarker: Bool { notificationType != nil }
 
     var claimedAppAppleId: Int64? {
         data?.appAppleId ?? summary?.appAppleId ?? appData?.appAppleId ?? externalPurchaseToken?.appAppleId

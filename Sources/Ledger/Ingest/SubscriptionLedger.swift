@@ -221,13 +221,10 @@ public final class SubscriptionLedger: Sendable {
         var renewals: [RenewalObservation] = []
         if let signedRenewalInfo {
             let renewal = try await verifier.verifyRenewalInfo(signedRenewalInfo, bundleId: verified.payload.bundleId, now: now)
-            // Every renewal info Apple signs states auto-renew. A signed transaction sent in its
-            // place decodes as renewal info stating nothing, and was recorded as renewal off.
+            // Every renewal info Apple signs states auto-renew; one that does not would be recorded
+            // as renewal off. (A JWS of another kind sent in its place is named by the verifier.)
             guard renewal.payload.autoRenewStatus != nil else {
-                throw LedgerError(
-                    .malformedBody,
-                    "signed_renewal_info states no autoRenewStatus, so it is not renewal info (a signed transaction sent in its place?)"
-                )
+                throw LedgerError(.malformedBody, "signed_renewal_info states no autoRenewStatus, which every renewal info Apple signs states")
             }
             // The two parts are verified apart: each must be about the same subscription in the same
             // environment, or one could bring another subscription's (or environment's) renewal state.

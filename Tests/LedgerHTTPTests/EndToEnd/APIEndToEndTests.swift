@@ -77,6 +77,12 @@ struct APIEndToEndTests {
             let appTransaction = try h.pki.signAppTransaction(AppTransactionDecodedPayload(
                 receiptType: .sandbox, bundleId: H.bundleId, applicationVersion: "1", receiptCreationDate: Day.apple(0)
             ))
+            let foreignAppTransaction = try h.pki.signAppTransaction(AppTransactionDecodedPayload(
+                receiptType: .sandbox, bundleId: "com.other.app", applicationVersion: "1", receiptCreationDate: Day.apple(0)
+            ))
+            var noBundle = H.transaction("1000", purchased: 0, expires: 30)
+            noBundle.bundleId = nil
+            let appless = try h.pki.signTransaction(noBundle)
             for (path, key, body, detail) in [
                 ("/v1/apple/transactions", H.ingestKey, #"{"user_id":"u1","signed_transaction":"\#(appTransaction)"}"#,
                  "the JWS holds an app transaction, not a transaction (it has receiptType)"),
@@ -86,6 +92,15 @@ struct APIEndToEndTests {
                  "the JWS holds a notification, not a transaction (it has notificationType)"),
                 ("/v1/apple/notifications/v2", nil, #"{"signedPayload":"\#(transaction)"}"#,
                  "the JWS holds a transaction, not a notification (it has transactionId)"),
+                // Of an app not configured, named as what it is rather than as an unknown app.
+                ("/v1/apple/transactions", H.ingestKey, #"{"user_id":"u1","signed_transaction":"\#(foreignAppTransaction)"}"#,
+                 "the JWS holds an app transaction, not a transaction (it has receiptType)"),
+                // A transaction where renewal info belongs decodes as renewal info stating no auto-renew.
+                ("/v1/apple/transactions", H.ingestKey, #"{"user_id":"u1","signed_transaction":"\#(transaction)","signed_renewal_info":"\#(transaction)"}"#,
+                 "the JWS holds a transaction, not renewal info (it has transactionId)"),
+                // A transaction that names no app is told so, not that "(missing)" is not configured.
+                ("/v1/apple/transactions", H.ingestKey, #"{"user_id":"u1","signed_transaction":"\#(appless)"}"#,
+                 "transaction names no bundleId"),
             ] as [(String, String?, String, String)] {
                 let response = try await h.request(.post, path, key: key, json: body)
                 #expect(response.status == .badRequest, "\(detail)")

@@ -117,12 +117,22 @@ struct EarlierProductEntitlementTests {
     }
 
     /// A signed transaction sent as `signed_renewal_info` (same subscription, same environment)
-    /// decodes as renewal info stating nothing: refused, not recorded as renewal off.
+    /// decodes as renewal info stating nothing: refused as the transaction it is, not recorded as
+    /// renewal off. Renewal info that states no auto-renew and is no other kind is refused too.
     @Test func aTransactionSentAsRenewalInfoIsRefused() async throws {
         try await H.run { h in
             let jws = try h.pki.signTransaction(H.transaction("1000", purchased: 0, expires: 30, signed: 1))
-            try await h.expectRefusal(.malformedBody) {
+            let before = try await h.store.eventCount()
+            let error = await #expect(throws: AppStoreError.self) {
                 _ = try await h.ledger.submitTransaction(userId: "u1", signedTransaction: jws, signedRenewalInfo: jws, context: .init(source: "test"))
+            }
+            #expect(error?.code == .invalidPayload)
+            #expect(error?.message == "the JWS holds a transaction, not renewal info (it has transactionId)")
+            #expect(try await h.store.eventCount() == before)
+            var silent = H.renewal(signed: 1)
+            silent.autoRenewStatus = nil
+            try await h.expectRefusal(.malformedBody) {
+                _ = try await h.ledger.submitTransaction(userId: "u1", signedTransaction: jws, signedRenewalInfo: try h.pki.signRenewalInfo(silent), context: .init(source: "test"))
             }
             _ = try await h.ledger.submitTransaction(userId: "u1", signedTransaction: jws, signedRenewalInfo: nil, context: .init(source: "test"))
             #expect(try await h.store.eventCount() > 0)
