@@ -42,6 +42,15 @@ package enum SignedPayloadKind: String, CaseIterable, Sendable {
         return nil
     }
 
+    /// The kind of the payload of the compact JWS `jws`, read without verifying anything, or nil
+    /// if it is not one or has no marker field. Only for telling a client what it sent where.
+    package static func of(unverifiedJWS jws: String) -> (kind: SignedPayloadKind, marker: String)? {
+        let segments = jws.split(separator: ".", omittingEmptySubsequences: false)
+        guard segments.count == 3, segments[1].utf8.count <= 64 << 10 else { return nil }
+        let payload = Array(segments[1].utf8).withUnsafeBufferPointer { Base64.decode($0) }
+        return payload.flatMap { of(Data($0)) }
+    }
+
     /// The kind of the JSON object `payload`, or nil if it is not one or has no marker field.
     static func of(_ payload: Data) -> (kind: SignedPayloadKind, marker: String)? {
         guard let object = try? JSONSerialization.jsonObject(with: payload) as? [String: Any] else { return nil }

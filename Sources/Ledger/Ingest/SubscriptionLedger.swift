@@ -302,6 +302,23 @@ public final class SubscriptionLedger: Sendable {
         }
     }
 
+    /// What a JWS sent as `receipt_data` holds and where it goes instead, read from its payload
+    /// without verifying it (it is refused either way).
+    private static func whereJWSGoes(_ jws: String) -> String {
+        switch SignedPayloadKind.of(unverifiedJWS: jws)?.kind {
+        case .transaction:
+            "a signed transaction (StoreKit 2), not an app receipt; submit it as signed_transaction instead"
+        case .renewalInfo:
+            "signed renewal info (StoreKit 2), not an app receipt; submit it as signed_renewal_info, with its transaction as signed_transaction"
+        case .notification:
+            "a signed App Store Server Notification, not an app receipt; Apple posts those to /v1/apple/notifications/v2"
+        case .appTransaction:
+            "a signed AppTransaction (StoreKit 2), not an app receipt; the ledger records purchases: submit a signed transaction as signed_transaction"
+        case nil:
+            "a signed JWS (StoreKit 2), not an app receipt; submit a signed transaction as signed_transaction instead"
+        }
+    }
+
     /// The bundle id an app receipt names, read without Apple; nil for text that is not one (a
     /// receipt only Apple can read).
     private static func receiptApp(_ receiptData: String) -> String? {
@@ -324,13 +341,10 @@ public final class SubscriptionLedger: Sendable {
         // here, the client hears at once that its input is wrong instead of a 502 after the retries.
         guard receiptData.unicodeScalars.allSatisfy(Self.isBase64Text) else {
             // A StoreKit 2 JWS (its header starts `eyJ`, and it has two dots) is a likely mistake
-            // in a move to StoreKit 2: say where it goes.
+            // in a move to StoreKit 2: say what it holds and where it goes.
             let trimmed = receiptData.trimmingCharacters(in: .whitespacesAndNewlines)
             if trimmed.hasPrefix("eyJ"), trimmed.split(separator: ".", omittingEmptySubsequences: false).count == 3 {
-                throw LedgerError(
-                    .malformedBody,
-                    "receipt_data holds a signed JWS (StoreKit 2), not an app receipt; submit a signed transaction as signed_transaction instead"
-                )
+                throw LedgerError(.malformedBody, "receipt_data holds " + Self.whereJWSGoes(trimmed))
             }
             throw LedgerError(.malformedBody, "receipt_data has characters base64 text does not; send the app's receipt as base64")
         }

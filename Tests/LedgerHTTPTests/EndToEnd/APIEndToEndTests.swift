@@ -853,11 +853,27 @@ struct APIEndToEndTests {
                 #expect(receipt.status == .badRequest, "\(data)")
                 #expect(try h.object(receipt)["code"] as? String == "malformed_body", "\(data)")
             }
-            // A StoreKit 2 transaction sent as a receipt is told where it goes.
-            let jws = try h.pki.signTransaction(H.transaction("1000", purchased: 0, expires: 30))
-            let storeKit2 = try await h.request(.post, "/v1/apple/receipts", key: H.ingestKey, json: #"{"user_id":"u1","receipt_data":"\#(jws)"}"#)
-            #expect(try h.object(storeKit2)["detail"] as? String
-                == "receipt_data holds a signed JWS (StoreKit 2), not an app receipt; submit a signed transaction as signed_transaction instead")
+            // A StoreKit 2 JWS sent as a receipt is told what it holds and where it goes.
+            let renewal = JWSRenewalInfoDecodedPayload(
+                originalTransactionId: "1000", autoRenewProductId: "pro.monthly", productId: "pro.monthly",
+                autoRenewStatus: .on, signedDate: Day.apple(0), environment: .sandbox
+            )
+            for (jws, detail) in [
+                (try h.pki.signTransaction(H.transaction("1000", purchased: 0, expires: 30)),
+                 "a signed transaction (StoreKit 2), not an app receipt; submit it as signed_transaction instead"),
+                (try h.pki.signRenewalInfo(renewal),
+                 "signed renewal info (StoreKit 2), not an app receipt; submit it as signed_renewal_info, with its transaction as signed_transaction"),
+                (try h.pki.signNotification(type: .subscribed, bundleId: H.bundleId, environment: .sandbox,
+                                            transaction: H.transaction("1000", purchased: 0, expires: 30), signedDate: Day.apple(0)),
+                 "a signed App Store Server Notification, not an app receipt; Apple posts those to /v1/apple/notifications/v2"),
+                (try h.pki.signAppTransaction(AppTransactionDecodedPayload(receiptType: .sandbox, bundleId: H.bundleId, applicationVersion: "1", receiptCreationDate: Day.apple(0))),
+                 "a signed AppTransaction (StoreKit 2), not an app receipt; the ledger records purchases: submit a signed transaction as signed_transaction"),
+                ("eyJhbGciOiJFUzI1NiJ9.bm90IGpzb24.c2ln", "a signed JWS (StoreKit 2), not an app receipt; submit a signed transaction as signed_transaction instead"),
+            ] {
+                let storeKit2 = try await h.request(.post, "/v1/apple/receipts", key: H.ingestKey, json: #"{"user_id":"u1","receipt_data":"\#(jws)"}"#)
+                #expect(storeKit2.status == .badRequest)
+                #expect(try h.object(storeKit2)["detail"] as? String == "receipt_data holds " + detail)
+            }
             #expect(try await h.eventCount() == 0)
 
             let bare = try await h.request(.get, "/v1/events?after=5", key: H.readKey)
