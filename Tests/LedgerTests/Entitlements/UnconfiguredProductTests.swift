@@ -37,6 +37,24 @@ struct UnconfiguredProductTests {
         }
     }
 
+    /// A subscription set to renew into a product `products` lacks is warned about when that is
+    /// learnt, not first at the renewal, when its user loses access; once per product.
+    @Test func aRenewalIntoAProductMissingFromTheCatalogIsWarnedAboutOnce() async throws {
+        let log = CapturedLog()
+        try await LedgerHarness.run(logger: log.logger) { h in
+            let purchase = LedgerHarness.transaction("1000", purchased: 0, expires: 30)
+            let view = try await h.submit(user: "u1", purchase, renewal: LedgerHarness.renewal(renewsTo: "pro.yearly.v2", signed: 0), at: 0)
+            #expect(view.entitlements.first?.active == true)
+            try await h.submit(user: "u1", purchase, renewal: LedgerHarness.renewal(renewsTo: "pro.yearly.v2", signed: 1), at: 1)
+            try await h.submit(user: "u1", purchase, renewal: LedgerHarness.renewal(renewsTo: "pro.yearly", signed: 2), at: 2)
+            let warnings = log.lines.filter { $0.hasPrefix("warning") && $0.contains("does not configure") }
+            #expect(warnings.count == 1, "\(log.lines)")
+            #expect(warnings.first?.contains("will renew into a product") == true, "\(warnings)")
+            #expect(warnings.first?.contains("product_id=pro.yearly.v2") == true, "\(warnings)")
+            #expect(warnings.first?.contains("original_transaction_id=1000") == true, "\(warnings)")
+        }
+    }
+
     /// V1 bodies and unsigned local data can name any product: past the limit the warnings stop,
     /// with one line saying so, and the set of products stops growing.
     @Test func warningsStopAfterTheLimitWithOneLineSayingSo() {
