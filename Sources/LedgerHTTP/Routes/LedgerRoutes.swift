@@ -130,7 +130,11 @@ public struct LedgerRoutes: Sendable {
             let asked = try Self.date(request, "at")
             guard let evaluation = try await ledger.chain(originalTransactionId: chain, at: asked ?? clock.now()) else {
                 let when = asked.map { " bought by \(APIDate.string($0))" } ?? ""
-                throw Problem(status: .notFound, code: "not_found", title: "Not found", detail: "no subscription with original transaction id \(chain)\(when)")
+                // A renewal's own transaction id is the likely mistake: the path takes the chain's.
+                throw Problem(
+                    status: .notFound, code: "not_found", title: "Not found",
+                    detail: "no subscription with original transaction id \(chain)\(when); a subscription is named by its first purchase's id (originalTransactionId), not by a renewal's transactionId"
+                )
             }
             return ChainBody(evaluation, owner: try await ledger.chainOwner(originalTransactionId: chain))
         }

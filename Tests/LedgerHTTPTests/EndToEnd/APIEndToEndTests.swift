@@ -54,7 +54,10 @@ struct APIEndToEndTests {
             let chain = try await h.request(.get, "/v1/subscriptions/1000?at=\(Day.iso(45))", key: H.readKey)
             #expect(chain.status == .ok)
             #expect(try h.object(chain)["status"] as? String == "active")
-            #expect(try await h.request(.get, "/v1/subscriptions/9999", key: H.readKey).status == .notFound)
+            let unknown = try await h.request(.get, "/v1/subscriptions/9999", key: H.readKey)
+            #expect(unknown.status == .notFound)
+            #expect(try h.object(unknown)["detail"] as? String == "no subscription with original transaction id 9999; a subscription is named "
+                + "by its first purchase's id (originalTransactionId), not by a renewal's transactionId")
         }
     }
 
