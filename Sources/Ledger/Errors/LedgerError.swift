@@ -4,21 +4,34 @@
 public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
     public var code: Code
     public var message: String
-    /// For `malformed_body`: the version of App Store Server Notifications the body is, when it was
-    /// given to the other version's ingestion, so the caller can say where to send it.
-    public var notificationVersion: NotificationVersion?
+    /// For `malformed_body`: the input the body is, when it was given to another input's use case
+    /// (a V1 notification to the V2 webhook, a submission to a webhook), so the caller can say where
+    /// to send it.
+    public var belongsTo: Input?
 
-    /// A version of App Store Server Notifications.
-    public enum NotificationVersion: Int, Sendable, Hashable {
-        case v1 = 1
-        case v2 = 2
+    /// One of the inputs the ledger takes, each at its own endpoint.
+    public enum Input: Sendable, Hashable {
+        case notificationV1
+        case notificationV2
+        case transactionSubmission
+        case receiptSubmission
+
+        /// The body as a sentence names it, with the field that tells it.
+        public var summary: String {
+            switch self {
+            case .notificationV1: "a V1 notification (notification_type, no signedPayload)"
+            case .notificationV2: "a V2 notification ({\"signedPayload\": ...})"
+            case .transactionSubmission: "a transaction submission (signed_transaction)"
+            case .receiptSubmission: "a receipt submission (receipt_data)"
+            }
+        }
     }
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, notificationVersion: NotificationVersion? = nil) {
+    public init(_ code: Code, _ message: String, belongsTo: Input? = nil) {
         self.code = code
         self.message = message
-        self.notificationVersion = notificationVersion
+        self.belongsTo = belongsTo
     }
 
     public var description: String { "\(code): \(message)" }

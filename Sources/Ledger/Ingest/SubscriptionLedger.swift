@@ -58,10 +58,13 @@ public final class SubscriptionLedger: Sendable {
         let verified: VerifiedNotification
         do {
             verified = try await LedgerMetrics.timed(metrics.notificationVerification) { try await verifier.verifyNotificationBody(body, now: now) }
-        } catch let error as AppStoreError where (error.code == .malformedBody || error.code == .inputTooLarge) && Self.isV1Body(body) {
-            // A V1 body posted here (a webhook URL set up for the wrong version) says so, as the
-            // V1 endpoint does for a V2 body.
-            throw LedgerError(.malformedBody, "the body is a V1 notification (notification_type, no signedPayload)", notificationVersion: .v1)
+        } catch let error as AppStoreError where error.code == .malformedBody || error.code == .inputTooLarge {
+            // A V1 body posted here (a webhook URL set up for the wrong version) or a client's
+            // submission says so, as the V1 endpoint does for the others.
+            if let other = Self.input(body), other != .notificationV2 {
+                throw LedgerError(.malformedBody, "the body is \(other.summary)", belongsTo: other)
+            }
+            throw error
         }
         let payload = verified.payload
         let signedDate = payload.signedDate?.millisecondsSince1970 ?? Timestamp.milliseconds(now)
@@ -91,10 +94,15 @@ public final class SubscriptionLedger: Sendable {
         )
     }
 
-    /// Whether `body` is a JSON object naming a `notification_type`, as a V1 notification does.
-    private static func isV1Body(_ body: Data) -> Bool {
-        guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else { return false }
-        return object["notification_type"] != nil && object["signedPayload"] == nil
+    /// Which input `body` is by the field that tells it, or nil if it is not a JSON object with
+    /// one: read only when a body fails, to say where it belongs.
+    static func input(_ body: Data) -> LedgerError.Input? {
+        guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else { return nil }
+        if object["signedPayload"] is String { return .notificationV2 }
+        if object["notification_type"] != nil { return .notificationV1 }
+        if object["signed_transaction"] != nil { return .transactionSubmission }
+        if object["receipt_data"] != nil { return .receiptSubmission }
+        return nil
     }
 
     /// Records an App Store Server Notification V1 after checking its password in constant time.
@@ -118,9 +126,10 @@ public final class SubscriptionLedger: Sendable {
             throw LedgerError(.malformedBody, "the body is not an App Store Server Notification V1: not valid JSON: \(fault)")
         }
         guard let bundleId = notification.bid else {
-            // A V2 body posted here (a webhook URL set up for the wrong version) says so.
-            if ((try? JSONSerialization.jsonObject(with: body)) as? [String: Any])?["signedPayload"] is String {
-                throw LedgerError(.malformedBody, "the body is a V2 notification ({\"signedPayload\": ...})", notificationVersion: .v2)
+            // A V2 body posted here (a webhook URL set up for the wrong version) or a client's
+            // submission says so.
+            if let other = Self.input(body), other != .notificationV1 {
+                throw LedgerError(.malformedBody, "the body is \(other.summary)", belongsTo: other)
             }
             throw LedgerError(.malformedBody, "the body has no bid (the app's bundle id), so it is not an App Store Server Notification V1")
         }

@@ -40,8 +40,8 @@ extension Problem {
             case .sharedSecretRejected: .internalServerError
             default: .badRequest
             }
-            // A webhook body of the other notification version is told which endpoint takes it.
-            let endpoint = error.notificationVersion.map { ": post it to /v1/apple/notifications/v\($0.rawValue)" } ?? ""
+            // A body sent to another input's endpoint is told which endpoint takes it.
+            let endpoint = error.belongsTo.map { ": post it to \($0.endpoint)" } ?? ""
             self.init(status: status, code: error.code.rawValue, title: Self.title(error.code.rawValue), detail: error.message + endpoint)
         case let error as EventStoreError:
             switch error.code {

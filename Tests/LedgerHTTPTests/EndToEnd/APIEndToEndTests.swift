@@ -420,6 +420,41 @@ struct APIEndToEndTests {
         }
     }
 
+    /// A body sent to another input's endpoint (a submission to a webhook, a notification or the
+    /// other submission to a client endpoint) is told which endpoint takes it; nothing is appended.
+    @Test func aBodySentToAnotherInputsEndpointIsToldWhereItGoes() async throws {
+        try await H.run(.sqlite) { h in
+            let transaction = #"{"user_id":"u1","signed_transaction":"a.b.c"}"#
+            let receipt = #"{"user_id":"u1","receipt_data":"MIIT"}"#
+            let v1 = #"{"notification_type":"DID_RENEW","password":"s3cret","environment":"Sandbox"}"#
+            let takesTransaction = "this endpoint takes user_id, signed_transaction, signed_renewal_info"
+            let takesReceipt = "this endpoint takes user_id, receipt_data, bundle_id"
+            let toTransactions = "the body is a transaction submission (signed_transaction): post it to /v1/apple/transactions, with an API key of scope ingest"
+            let toReceipts = "the body is a receipt submission (receipt_data): post it to /v1/apple/receipts, with an API key of scope ingest"
+            for (path, key, body, detail) in [
+                ("/v1/apple/notifications/v2", nil, transaction, toTransactions),
+                ("/v1/apple/notifications/v2", nil, receipt, toReceipts),
+                ("/v1/apple/notifications/v1", nil, transaction, toTransactions),
+                ("/v1/apple/notifications/v1", nil, receipt, toReceipts),
+                ("/v1/apple/transactions", H.ingestKey, #"{"signedPayload":"a.b.c"}"#,
+                 #"unknown field "signedPayload"; \#(takesTransaction); the body is a V2 notification ({"signedPayload": ...}): post it to /v1/apple/notifications/v2"#),
+                ("/v1/apple/transactions", H.ingestKey, receipt, #"unknown field "receipt_data"; \#(takesTransaction); \#(toReceipts)"#),
+                ("/v1/apple/receipts", H.ingestKey, transaction, #"unknown field "signed_transaction"; \#(takesReceipt); \#(toTransactions)"#),
+                ("/v1/apple/receipts", H.ingestKey, v1,
+                 #"unknown fields "environment", "notification_type", "password"; \#(takesReceipt); the body is a V1 notification (notification_type, no signedPayload): post it to /v1/apple/notifications/v1"#),
+                // A body that names no other input's field is told only what the endpoint takes.
+                ("/v1/apple/transactions", H.ingestKey, #"{"user":"u1"}"#, #"unknown field "user"; \#(takesTransaction)"#),
+            ] as [(String, String?, String, String)] {
+                let response = try await h.request(.post, path, key: key, json: body)
+                #expect(response.status == .badRequest, "\(path) \(body)")
+                #expect(try h.object(response)["code"] as? String == "malformed_body", "\(path) \(body)")
+                #expect(try h.object(response)["detail"] as? String == detail, "\(path) \(body)")
+            }
+            #expect(try await h.eventCount() == 0)
+            #expect(!(try await h.store.rejections(limit: 10)).contains { $0.body.contains("s3cret") })
+        }
+    }
+
     /// Under `keep`, a second user's claim on a chain is 409 `link_conflict` as problem+json; the
     /// submitted fact and the refused link are recorded, and the first owner keeps the chain.
     @Test(arguments: TestDatabases.dialects)

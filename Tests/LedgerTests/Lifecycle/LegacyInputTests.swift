@@ -249,7 +249,7 @@ struct LegacyInputTests {
             await #expect {
                 _ = try await h.ledger.ingestNotificationV2(body: body, context: .init(source: "test"))
             } throws: { error in
-                error as? LedgerError == LedgerError(.malformedBody, "the body is a V1 notification (notification_type, no signedPayload)", notificationVersion: .v1)
+                error as? LedgerError == LedgerError(.malformedBody, "the body is a V1 notification (notification_type, no signedPayload)", belongsTo: .notificationV1)
             }
             #expect(try await h.store.eventCount() == 0)
         }
@@ -773,7 +773,7 @@ struct LegacyInputTests {
                 #expect(error.code == .malformedBody)
                 #expect(error.message.contains(said), "\(error.message)")
                 // Only a V2 body says which version it is, for the HTTP layer to name its endpoint.
-                #expect((error.notificationVersion == .v2) == said.hasPrefix("the body is a V2"), "\(error.message)")
+                #expect((error.belongsTo == .notificationV2) == said.hasPrefix("the body is a V2"), "\(error.message)")
                 #expect(!error.message.contains("Debug") && !error.message.contains("CodingKeys"), "\(error.message)")
             }
             #expect(try await h.store.eventCount() == 0)

@@ -1,0 +1,23 @@
+import Ledger
+
+extension LedgerError.Input {
+    /// Where this input is posted, with the key it needs, for an answer to a body sent elsewhere.
+    var endpoint: String {
+        switch self {
+        case .notificationV1: "/v1/apple/notifications/v1"
+        case .notificationV2: "/v1/apple/notifications/v2"
+        case .transactionSubmission: "/v1/apple/transactions, with an API key of scope ingest"
+        case .receiptSubmission: "/v1/apple/receipts, with an API key of scope ingest"
+        }
+    }
+
+    /// The input a body sent to a client endpoint is, told by a field that endpoint does not take
+    /// (`unknown`), or nil.
+    static func told(byUnknownFields unknown: [String]) -> LedgerError.Input? {
+        if unknown.contains("signedPayload") { return .notificationV2 }
+        if unknown.contains("notification_type") { return .notificationV1 }
+        if unknown.contains("signed_transaction") { return .transactionSubmission }
+        if unknown.contains("receipt_data") { return .receiptSubmission }
+        return nil
+    }
+}
