@@ -98,4 +98,10 @@ enum Base64 {
         }
         return padding <= 2
     }
+
+    /// The offset of the first byte of `text` that is neither a digit of either alphabet nor `=`,
+    /// or nil: what an answer points at when ``decode(_:)-(UnsafeBufferPointer<UInt8>)`` refuses a text.
+    static func firstForeignByte(in text: UnsafeBufferPointer<UInt8>) -> Int? {
+        text.firstIndex { table[Int($0)] == 0xFF && $0 != UInt8(ascii: "=") }
+    }
 }

@@ -47,10 +47,10 @@ struct CompactJWS: Sendable {
             }
             let header = try headers?.lookup(headerSegment) ?? Self.parseHeader(headerSegment, memo: headers)
             guard let payloadBytes = Base64.decode(payloadSegment) else {
-                throw AppStoreError(.invalidFormat, "JWS payload is not base64url")
+                throw Self.notBase64URL("payload", payloadSegment, at: firstDot + 1)
             }
             guard let signatureBytes = Base64.decode(signatureSegment) else {
-                throw AppStoreError(.invalidFormat, "JWS signature is not base64url")
+                throw Self.notBase64URL("signature", signatureSegment, at: secondDot + 1)
             }
             return (header, Data(payloadBytes), signatureBytes, secondDot)
         }
@@ -64,9 +64,28 @@ struct CompactJWS: Sendable {
         return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
     }
 
+    /// Why a segment (`name`, starting at byte `start` of the JWS) is not base64url, pointing at the
+    /// first byte no base64 alphabet has: a JWS copied with a line end, wrapped, or quoted on the
+    /// way was told only that a segment is not base64url.
+    static func notBase64URL(_ name: String, _ segment: UnsafeBufferPointer<UInt8>, at start: Int) -> AppStoreError {
+        guard let offset = Base64.firstForeignByte(in: segment) else {
+            return AppStoreError(.invalidFormat, "JWS \(name) is not base64url: its \(segment.count) characters are not a length or padding base64url text has")
+        }
+        let byte = segment[offset]
+        let what = switch byte {
+        case UInt8(ascii: "\n"), UInt8(ascii: "\r"): "a line break (a JWS holds no whitespace: was it wrapped, or copied with its line end?)"
+        case UInt8(ascii: " "), UInt8(ascii: "\t"): "whitespace (a JWS holds none: was it wrapped, or copied with a space?)"
+        case UInt8(ascii: "\""), UInt8(ascii: "'"): "a quote (was it copied with the quotes around it?)"
+        case UInt8(ascii: "\\"): "a backslash (was it copied from JSON with its escapes?)"
+        case 0x21...0x7E: "'\(Character(UnicodeScalar(byte)))'"
+        default: "the byte 0x\(String(byte, radix: 16, uppercase: true))"
+        }
+        return AppStoreError(.invalidFormat, "JWS \(name) is not base64url: it holds \(what) at character \(start + offset + 1) of the JWS")
+    }
+
     private static func parseHeader(_ segment: UnsafeBufferPointer<UInt8>, memo: HeaderMemo?) throws -> ParsedHeader {
         guard let headerBytes = Base64.decode(segment) else {
-            throw AppStoreError(.invalidFormat, "JWS header is not base64url")
+            throw notBase64URL("header", segment, at: 0)
         }
         let decoded: Header
         do {

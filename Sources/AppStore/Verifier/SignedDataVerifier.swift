@@ -256,7 +256,7 @@ public final class SignedDataVerifier: Sendable {
             chain.isValidSignature(parsed.signature, for: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[..<parsed.signingInputLength])))
         }
         guard signatureIsValid else {
-            throw AppStoreError(.invalidSignature, "ES256 signature of the \(Payload.kind) does not verify with the leaf certificate")
+            throw AppStoreError(.invalidSignature, "ES256 signature of the \(Payload.kind) does not verify with the leaf certificate" + Self.signatureHint(jws, parsed))
         }
 
         try refuseAnotherKind()
@@ -277,6 +277,20 @@ public final class SignedDataVerifier: Sendable {
                 isCoveredByEnclosingSignature: covered
             )
         )
+    }
+
+    /// What in a JWS whose signature failed shows how it was changed or made, for the answer: the
+    /// signature's length when it is not ES256's 64 bytes (a DER-encoded ECDSA signature is 70 to
+    /// 72), or base64's `+` and `/`, which Apple's base64url text never holds (the signature covers
+    /// the text, so a JWS re-encoded on the way no longer matches it). Read only on that failure.
+    private static func signatureHint(_ jws: String, _ parsed: CompactJWS) -> String {
+        if parsed.signature.count != 64 {
+            return " (the signature is \(parsed.signature.count) bytes, where ES256's is 64: r then s, not DER)"
+        }
+        if jws.utf8.contains(UInt8(ascii: "+")) || jws.utf8.contains(UInt8(ascii: "/")) {
+            return " (the JWS holds base64's '+' or '/' where base64url has '-' and '_': changed on the way, it no longer matches its signature)"
+        }
+        return ""
     }
 
     private static func decodePayload<Payload: SignedPayload>(_ type: Payload.Type, from data: Data) throws -> Payload {
