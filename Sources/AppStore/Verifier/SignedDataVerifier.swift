@@ -170,10 +170,16 @@ public final class SignedDataVerifier: Sendable {
             do {
                 envelope = try JSONDecoder().decode(ResponseBodyV2.self, fromUntrusted: body)
             } catch {
-                // Every failure is scanned (only then): a field's fault in text that is not JSON
-                // (`{"signedPayload":5,}`) is told the text's fault too, not on the next try.
-                let fault = JSONSyntaxFault.findAccepting(body).map { " (not valid JSON: \($0))" } ?? ""
-                throw AppStoreError(.malformedBody, "notification body is not a JSON object with a signedPayload string\(fault)")
+                // Every failure is scanned (only then), and text that is not JSON is told so first,
+                // as client bodies are: a field's fault in it (`{"signedPayload":5,}`) would be fixed
+                // only to meet the comma next. Text read leniently as another kind of value is told both.
+                let wrongKind = (error as? DecodingError)?.isWrongKindAtTopLevel ?? false
+                let said = switch JSONSyntaxFault.findAccepting(body) {
+                case let fault? where wrongKind: "must be a JSON object with a signedPayload string, and the text is not valid JSON: \(fault)"
+                case let fault?: "is not valid JSON: \(fault)"
+                case nil: "is not a JSON object with a signedPayload string"
+                }
+                throw AppStoreError(.malformedBody, "notification body \(said)")
             }
             // The body is kept as sent, so all of it must be JSON that reads the same to any reader:
             // the decoder checks only `signedPayload`, and lets a trailing comma or a name given
