@@ -51,6 +51,17 @@ public struct JSONSyntaxFault: Hashable, Sendable, CustomStringConvertible {
         return find(in: text)
     }
 
+    /// Whether UTF-8 `text` opens a value of another kind than an object: its first byte after a
+    /// byte order mark and whitespace is there and is not `{`. Such text is not an object whatever
+    /// else is wrong with it, which a decoder that cannot read it at all (`[1`, `5,`) does not say.
+    public static func opensOtherThanObject(_ text: some Collection<UInt8>) -> Bool {
+        var bytes = text[...]
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        guard let first = bytes.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) else { return false }
+        // A NUL is UTF-16 or UTF-32, which is not looked into here.
+        return first != UInt8(ascii: "{") && first != 0 && !text.starts(with: [0xFE, 0xFF]) && !text.starts(with: [0xFF, 0xFE])
+    }
+
     /// The first fault in `bytes` read as UTF-8, or nil if they hold one JSON value with only
     /// whitespace around it (or start with a UTF-16 or UTF-32 byte order mark or two NULs; a body
     /// in those encodings without them is read as UTF-8 here: use `findAccepting` for a body).

@@ -173,7 +173,7 @@ public final class SignedDataVerifier: Sendable {
                 // Every failure is scanned (only then), and text that is not JSON is told so first,
                 // as client bodies are: a field's fault in it (`{"signedPayload":5,}`) would be fixed
                 // only to meet the comma next. Text read leniently as another kind of value is told both.
-                let wrongKind = (error as? DecodingError)?.isWrongKindAtTopLevel ?? false
+                let wrongKind = (error as? DecodingError)?.isWrongKindAtTopLevel ?? false || JSONSyntaxFault.opensOtherThanObject(body)
                 let said = switch JSONSyntaxFault.findAccepting(body) {
                 case let fault? where wrongKind: "must be a JSON object with a signedPayload string, and the text is not valid JSON: \(fault)"
                 case let fault?: "is not valid JSON: \(fault)"

@@ -211,4 +211,17 @@ struct JSONSyntaxFaultTests {
             #expect((JSONSyntaxFault.find(in: prefix) == nil) == foundation, "\(String(decoding: prefix, as: UTF8.self))")
         }
     }
+
+    /// Text that opens another value than an object is not one, whatever else is wrong with it;
+    /// empty text, text that opens an object, and UTF-16 or UTF-32 (not looked into) are not told so.
+    @Test func textOpeningAnotherKindOfValueIsToldApart() throws {
+        for text in ["[1", " 5,", "\n\t\"a", "\u{FEFF}[", "tru", "}"] {
+            #expect(JSONSyntaxFault.opensOtherThanObject(Array(text.utf8)), "\(text)")
+        }
+        for text in ["", "  ", "{", " \r\n{\"a\"", "\u{FEFF}{"] {
+            #expect(!JSONSyntaxFault.opensOtherThanObject(Array(text.utf8)), "\(text)")
+        }
+        #expect(!JSONSyntaxFault.opensOtherThanObject(Array(try #require("[1]".data(using: .utf16)))))
+        #expect(!JSONSyntaxFault.opensOtherThanObject(Array(try #require("[1]".data(using: .utf16BigEndian)))))
+    }
 }

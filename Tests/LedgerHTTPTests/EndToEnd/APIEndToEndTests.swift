@@ -142,7 +142,8 @@ struct APIEndToEndTests {
                 #expect(answer.status == .badRequest, "\(path) \(body.prefix(40))")
             }
             let refused = try await h.request(.post, "/v1/apple/receipts", key: H.ingestKey, json: deep)
-            #expect(try h.object(refused)["detail"] as? String == "not valid JSON: arrays and objects nest deeper than 512 levels here (line 1, column 513)")
+            #expect(try h.object(refused)["detail"] as? String
+                == "the body must be a JSON object, and the text is not valid JSON: arrays and objects nest deeper than 512 levels here (line 1, column 513)")
             #expect(try await h.request(.get, "/health").status == .ok)
             #expect(try await h.eventCount() == 0)
         }
@@ -570,6 +571,18 @@ struct APIEndToEndTests {
                 let submission = try await h.request(.post, "/v1/apple/transactions", key: H.ingestKey, json: json)
                 #expect(try h.object(submission)["detail"] as? String == "the body must be a JSON object, and the text is not valid JSON: \(fault)", "\(json)")
             }
+            // Text the decoder cannot read at all is told it is not an object too, when it opens
+            // another kind of value; text that opens an object is told only where it stops.
+            for (json, fault) in [("[1", "the text ends early: expected ',' or ']' (line 1, column 3)"), (" 5,", "more after the JSON value, found ',' (line 1, column 3)")] {
+                let submission = try await h.request(.post, "/v1/apple/transactions", key: H.ingestKey, json: json)
+                let said = try h.object(submission)["detail"] as? String
+                #expect(said == "the body must be a JSON object, and the text is not valid JSON: \(fault)", "\(json): \(said ?? "-")")
+                let webhook = try await h.request(.post, "/v1/apple/notifications/v2", json: json)
+                #expect(try h.object(webhook)["detail"] as? String
+                    == "notification body must be a JSON object with a signedPayload string, and the text is not valid JSON: \(fault)", "\(json)")
+            }
+            let opened = try await h.request(.post, "/v1/apple/transactions", key: H.ingestKey, json: #"{"user_id""#)
+            #expect(try h.object(opened)["detail"] as? String == "not valid JSON: the text ends early: expected ':' after the field name (line 1, column 11)")
             // Also in UTF-16 without a byte order mark, which the decoder reads: not a NUL fault.
             for array in ["[1]", "[\u{0}1\u{0}]\u{0}"] {
                 let refused = try await h.request(.post, "/v1/apple/transactions", key: H.ingestKey, json: array)
