@@ -62,9 +62,10 @@ struct ServeCommand: AsyncParsableCommand {
     ) async throws {
         // Bootstrapped before the ledger exists: the ledger makes its timers once, when it is made.
         let metrics = ProcessMetrics.registry
-        // Before the database is opened (a SQLite file created): a configuration refused here
-        // leaves nothing behind.
+        // Before the database is opened (a SQLite file created): a configuration or an address
+        // refused here leaves nothing behind.
         let verifier = try LedgerFactory.makeVerifier(configuration)
+        try await ListenProbe.check(host: configuration.httpHost, port: configuration.httpPort)
         guard try await waitForDatabase(configuration.database, signals: signals, logger: logger) else {
             logger.notice("stopped while waiting for PostgreSQL")
             return

@@ -182,9 +182,8 @@ struct ServeProcessTests {
         }
     }
 
-    /// A second server on a port already taken, on SQLite, says why and exits 1: the store is closed
-    /// when the HTTP server fails to start (a connection left open ended the debug build in an
-    /// assertion, with no word about the port).
+    /// A second server on a port already taken, on SQLite, says why and exits 1, before it opens a
+    /// database: one on a new path leaves no file behind (it left one, migrated and empty).
     @Test func serveOnAPortInUseSaysSoAndExitsCleanly() async throws {
         try await withTemporaryDirectory { directory in
             let first = try SubledgerProcess(["serve"], in: directory, environment: ["SUBLEDGER_HTTP_PORT": "0"])
@@ -195,6 +194,14 @@ struct ServeProcessTests {
             #expect(second.stderr.contains("cannot listen on 127.0.0.1:\(port): the address is already in use"), "\(second.stderr)")
             #expect(second.stderr.contains("http.port (SUBLEDGER_HTTP_PORT)"), "\(second.stderr)")
             #expect(!second.stderr.contains("Assertion failed"))
+            // Refused before its database is opened: a new SQLite file is not made and migrated.
+            let elsewhere = try await SubledgerProcess.run(["serve"], in: directory, environment: [
+                "SUBLEDGER_HTTP_PORT": "\(port)", "SUBLEDGER_DATABASE_URL": "sqlite:elsewhere.sqlite",
+            ])
+            #expect(elsewhere.status == 1)
+            #expect(elsewhere.stderr.contains("the address is already in use"), "\(elsewhere.stderr)")
+            #expect(!elsewhere.stderr.contains("database opened"), "\(elsewhere.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("elsewhere.sqlite").path))
             first.signal(SIGTERM)
             #expect(try await first.waitForExit() == 0)
         }
