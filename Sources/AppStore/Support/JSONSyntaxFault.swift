@@ -44,11 +44,18 @@ public struct JSONSyntaxFault: Hashable, Sendable, CustomStringConvertible {
     /// another encoding; its fault's place is in the converted text. Any other body is scanned as
     /// UTF-8, where a NUL is a fault like any other control character.
     public static func findAccepting(_ body: Data) -> JSONSyntaxFault? {
-        guard JSONTextEncoding.nonUTF8(of: body) != nil else { return find(in: body) }
+        scanAccepting(body).fault
+    }
+
+    /// ``findAccepting(_:)``'s fault, and when there is none and the text is an object, the names of
+    /// its fields as a decoder's keys read them (escapes decoded): what an endpoint checks against
+    /// the fields it takes, without a second parse of the body to list them.
+    public static func scanAccepting(_ body: Data) -> (fault: JSONSyntaxFault?, fieldNames: [String]?) {
+        guard JSONTextEncoding.nonUTF8(of: body) != nil else { return scan(body, collectingNames: true) }
         guard let text = JSONTextEncoding.utf8(body) else {
-            return JSONSyntaxFault(offset: 0, in: [], textStart: 0, problem: "the text is not valid UTF-16 or UTF-32")
+            return (JSONSyntaxFault(offset: 0, in: [], textStart: 0, problem: "the text is not valid UTF-16 or UTF-32"), nil)
         }
-        return find(in: text)
+        return scan(text, collectingNames: true)
     }
 
     /// Whether UTF-8 `text` opens a value of another kind than an object: its first byte after a
@@ -66,13 +73,18 @@ public struct JSONSyntaxFault: Hashable, Sendable, CustomStringConvertible {
     /// whitespace around it (or start with a UTF-16 or UTF-32 byte order mark or two NULs; a body
     /// in those encodings without them is read as UTF-8 here: use `findAccepting` for a body).
     public static func find(in bytes: some Collection<UInt8>) -> JSONSyntaxFault? {
+        scan(bytes, collectingNames: false).fault
+    }
+
+    private static func scan(_ bytes: some Collection<UInt8>, collectingNames: Bool) -> (fault: JSONSyntaxFault?, fieldNames: [String]?) {
         var scan = GrammarScan(Array(bytes))
-        if scan.bytes.starts(with: [0xFE, 0xFF]) || scan.bytes.starts(with: [0xFF, 0xFE]) || scan.bytes.starts(with: [0, 0]) { return nil }
+        if scan.bytes.starts(with: [0xFE, 0xFF]) || scan.bytes.starts(with: [0xFF, 0xFE]) || scan.bytes.starts(with: [0, 0]) { return (nil, nil) }
         if scan.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { scan.index = 3 }
-        guard let (offset, problem) = scan.scan() else { return nil }
+        if collectingNames { scan.topLevelNames = [] }
+        guard let (offset, problem) = scan.scan() else { return (nil, scan.topLevelIsObject ? scan.topLevelNames : nil) }
         var fault = JSONSyntaxFault(offset: offset, in: scan.bytes, textStart: scan.bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0, problem: problem)
         fault.isBeyondFoundation = scan.beyondFoundation
-        return fault
+        return (fault, nil)
     }
 
     /// `textStart` is where the text begins after a byte order mark, which no editor shows.
@@ -107,6 +119,10 @@ extension JSONSyntaxFault {
         var beyondFoundation = false
         /// An empty buffer for the next escaped name to be decoded into (its capacity is kept).
         var scratch: [UInt8] = []
+        /// The top-level object's field names, in order, when asked for (not nil).
+        var topLevelNames: [String]?
+        /// Whether the text's value is an object.
+        var topLevelIsObject = false
 
         init(_ bytes: [UInt8]) { self.bytes = bytes }
 
@@ -150,6 +166,7 @@ extension JSONSyntaxFault {
                             beyondFoundation = true
                             return (start, "the field name \(Self.quoted(bytes[(start + 1)..<(index - 1)])) is given twice in this object")
                         }
+                        if objects.count == 1 { topLevelNames?.append(name) }
                         expecting = .colon
                         continue
                     } else {
@@ -186,6 +203,7 @@ extension JSONSyntaxFault {
                 guard objects.count < JSONSyntaxFault.maximumDepth else {
                     return (index, "arrays and objects nest deeper than \(JSONSyntaxFault.maximumDepth) levels here")
                 }
+                if objects.isEmpty { topLevelIsObject = byte == UInt8(ascii: "{") }
                 objects.append(byte == UInt8(ascii: "{"))
                 names.open(isObject: byte == UInt8(ascii: "{"))
                 index += 1

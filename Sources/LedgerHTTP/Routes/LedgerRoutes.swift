@@ -254,14 +254,22 @@ public struct LedgerRoutes: Sendable {
             throw Problem(status: .badRequest, code: "malformed_body", title: "Malformed body", detail: "the body is empty; this endpoint takes a JSON object")
         }
         let body = Data(buffer: buffer)
+        // One scan finds where the text stops being JSON (the decoder lets a trailing comma and a
+        // field given twice pass, keeping the first where a proxy in front may have read the last;
+        // neither is JSON to every reader) and lists the fields, so the body is parsed twice in all.
+        let scan = JSONSyntaxFault.scanAccepting(body)
         do {
-            // Unknown fields first: a misspelt required one is named as sent, not only as missing.
-            if let sent = try? JSONDecoder().decode(FieldNames.self, fromUntrusted: body).names {
+            if let fault = scan.fault {
+                // Said before any fault of the fields; the decoder tells whether the text is also
+                // another kind of value than an object (`summary(of:)` says both then).
+                _ = try JSONDecoder().decode(T.self, fromUntrusted: body)
+                throw Problem.notJSON(fault)
+            }
+            // Unknown fields before the decode: a misspelt required one is named as sent, not only as missing.
+            if let sent = scan.fieldNames {
                 // Every unknown name, quoted as JSON writes it (an empty or odd name stays visible).
                 let unknown = Set(sent).subtracting(T.fieldNames).sorted()
                 if !unknown.isEmpty {
-                    // Text that is not JSON is told so first, as for a field's fault (see `summary(of:)`).
-                    if let fault = JSONSyntaxFault.findAccepting(body) { throw Problem.notJSON(fault) }
                     let names = unknown.prefix(10).map { Self.quotedName(Problem.bounded($0, to: 64)) }.joined(separator: ", ")
                     let more = unknown.count > 10 ? " and \(unknown.count - 10) more" : ""
                     // A body meant for another endpoint (a webhook's, the other submission's) says where.
@@ -272,11 +280,7 @@ public struct LedgerRoutes: Sendable {
                     )
                 }
             }
-            let decoded = try JSONDecoder().decode(T.self, fromUntrusted: body)
-            // The decoder lets a trailing comma and a field given twice pass (keeping the first,
-            // where a proxy in front may have read the last); neither is JSON to every reader.
-            if let fault = JSONSyntaxFault.findAccepting(body) { throw Problem.notJSON(fault) }
-            return decoded
+            return try JSONDecoder().decode(T.self, fromUntrusted: body)
         } catch let error as DecodingError {
             throw Problem.malformedBody(error, body: body)
         }

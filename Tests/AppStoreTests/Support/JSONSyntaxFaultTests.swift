@@ -224,4 +224,33 @@ struct JSONSyntaxFaultTests {
         #expect(!JSONSyntaxFault.opensOtherThanObject(Array(try #require("[1]".data(using: .utf16)))))
         #expect(!JSONSyntaxFault.opensOtherThanObject(Array(try #require("[1]".data(using: .utf16BigEndian)))))
     }
+
+    /// The scan an endpoint checks fields with lists the top-level object's names as the decoder's
+    /// keys read them (escapes decoded, nested objects' names left out), and none for other values
+    /// or for text with a fault.
+    @Test func theAcceptingScanListsTheTopLevelFieldNames() throws {
+        let body = #"{"user_id":"u1", "n\u00e9" : {"inner":1}, "list":[{"deep":2}], "":null}"#
+        let scan = JSONSyntaxFault.scanAccepting(Data(body.utf8))
+        #expect(scan.fault == nil)
+        #expect(scan.fieldNames == ["user_id", "n\u{e9}", "list", ""])
+        #expect(JSONSyntaxFault.scanAccepting(Data("{}".utf8)).fieldNames == [])
+        #expect(JSONSyntaxFault.scanAccepting(Data(#"[{"a":1}]"#.utf8)).fieldNames == nil)
+        #expect(JSONSyntaxFault.scanAccepting(Data(#""text""#.utf8)).fieldNames == nil)
+        let faulty = JSONSyntaxFault.scanAccepting(Data(#"{"a":1,}"#.utf8))
+        #expect(faulty.fault != nil && faulty.fieldNames == nil)
+        let utf16 = JSONSyntaxFault.scanAccepting(try #require(#"{"a":1,"b":{"c":2}}"#.data(using: .utf16)))
+        #expect(utf16.fieldNames == ["a", "b"])
+        // The names a decoder reads as keys, in the same text.
+        struct Keys: Decodable {
+            var names: [String]
+            struct Key: CodingKey {
+                var stringValue: String
+                var intValue: Int? { nil }
+                init(stringValue: String) { self.stringValue = stringValue }
+                init?(intValue: Int) { nil }
+            }
+            init(from decoder: any Decoder) throws { names = try decoder.container(keyedBy: Key.self).allKeys.map(\.stringValue) }
+        }
+        #expect(Set(try JSONDecoder().decode(Keys.self, from: Data(body.utf8)).names) == Set(try #require(scan.fieldNames)))
+    }
 }
