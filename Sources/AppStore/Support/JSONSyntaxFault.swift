@@ -44,18 +44,22 @@ public struct JSONSyntaxFault: Hashable, Sendable, CustomStringConvertible {
     /// another encoding; its fault's place is in the converted text. Any other body is scanned as
     /// UTF-8, where a NUL is a fault like any other control character.
     public static func findAccepting(_ body: Data) -> JSONSyntaxFault? {
-        scanAccepting(body).fault
+        scanAccepting(body, collectingNames: false).fault
     }
 
     /// ``findAccepting(_:)``'s fault, and when there is none and the text is an object, the names of
     /// its fields as a decoder's keys read them (escapes decoded): what an endpoint checks against
     /// the fields it takes, without a second parse of the body to list them.
     public static func scanAccepting(_ body: Data) -> (fault: JSONSyntaxFault?, fieldNames: [String]?) {
-        guard JSONTextEncoding.nonUTF8(of: body) != nil else { return scan(body, collectingNames: true) }
+        scanAccepting(body, collectingNames: true)
+    }
+
+    private static func scanAccepting(_ body: Data, collectingNames: Bool) -> (fault: JSONSyntaxFault?, fieldNames: [String]?) {
+        guard JSONTextEncoding.nonUTF8(of: body) != nil else { return scan(body, collectingNames: collectingNames) }
         guard let text = JSONTextEncoding.utf8(body) else {
             return (JSONSyntaxFault(offset: 0, in: [], textStart: 0, problem: "the text is not valid UTF-16 or UTF-32"), nil)
         }
-        return scan(text, collectingNames: true)
+        return scan(text, collectingNames: collectingNames)
     }
 
     /// Whether UTF-8 `text` opens a value of another kind than an object: its first byte after a
