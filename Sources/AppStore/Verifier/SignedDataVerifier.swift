@@ -293,7 +293,9 @@ public final class SignedDataVerifier: Sendable {
         if parsed.signature.count != 64 {
             return " (the signature is \(parsed.signature.count) bytes, where ES256's is 64: r then s, not DER)"
         }
-        if jws.utf8.contains(UInt8(ascii: "+")) || jws.utf8.contains(UInt8(ascii: "/")) {
+        // In the signed text only: the signature segment decodes to the same bytes in either alphabet.
+        let signed = jws.utf8.prefix(parsed.signingInputLength)
+        if signed.contains(UInt8(ascii: "+")) || signed.contains(UInt8(ascii: "/")) {
             return " (the JWS holds base64's '+' or '/' where base64url has '-' and '_': changed on the way, it no longer matches its signature)"
         }
         return ""

@@ -5,8 +5,9 @@ import Foundation
 /// Each kind decodes from any other's JSON (their fields are optional), so a renewal info sent
 /// where a transaction belongs got as far as the app check and was refused as an unknown app,
 /// "bundle id (missing)", which sent the integrator to their configuration, and an AppTransaction
-/// as stating no environment. The verifier reads it only on such a failure, after the signature
-/// check; `subledger verify` reads it to pick what to verify a JWS as.
+/// as stating no environment. The verifier reads it only for a payload that lacks its own kind's
+/// marker, after the signature check; `subledger verify` reads it to pick what to verify a JWS as,
+/// and a receipt submission to say where a JWS sent as `receipt_data` goes.
 package enum SignedPayloadKind: String, CaseIterable, Sendable {
     // In the order they are told apart, most telling first: a transaction carries
     // `appTransactionId` too, and renewal info `productId`.
