@@ -66,31 +66,55 @@ public final class SubscriptionLedger: Sendable {
             }
             throw error
         }
-        let payload = verified.payload
-        let signedDate = payload.signedDate?.millisecondsSince1970 ?? Timestamp.milliseconds(now)
-        let transaction = verified.transaction.flatMap { Normalizer.observation($0.payload, fallback: signedDate) }
-        let renewal = verified.renewalInfo.flatMap { Normalizer.observation($0.payload, fallback: signedDate) }
-        let bundleId = payload.bundleId
-        // Kept as its text: a body the decoder read as UTF-16 or UTF-32 is kept in UTF-8, the one
-        // way it departs from the bytes as sent (read as UTF-8 they would not be the text Apple sent).
+        let fact = Self.notificationFact(body: body, verified: verified, now: now)
+        let transaction = fact.transactions.first, renewal = fact.renewals.first, bundleId = fact.bundleId
         let text = JSONTextEncoding.utf8(body) ?? body
-        let fact = AppleFact(
-            raw: String(decoding: text, as: UTF8.self),
-            notificationType: payload.notificationType?.rawValue,
-            subtype: payload.subtype?.rawValue,
-            notificationUUID: payload.notificationUUID,
-            bundleId: bundleId,
-            transactions: transaction.map { [$0] } ?? [],
-            renewals: renewal.map { [$0] } ?? []
-        )
         let chain = transaction?.originalTransactionId ?? renewal?.originalTransactionId
         let stream = chain.map(LedgerEventType.chainStream) ?? LedgerEventType.appStream(bundleId ?? "unknown")
-        let key = "notification:" + (payload.notificationUUID ?? Self.sha256(text))
+        let key = "notification:" + (fact.notificationUUID ?? Self.sha256(text))
         // The fact and the links its appAccountToken claims commit together: a webhook answered 200
         // never leaves a recorded purchase without the owner it names.
         return try await record(
             fact, type: LedgerEventType.notificationV2, stream: stream, dedupeKey: key,
             receivedAt: now, context: context, facts: verified.notification.facts, claims: appAccountTokenClaims(in: fact)
+        )
+    }
+
+    /// The fact a verified V2 notification body records: its text and what the fold reads of it.
+    /// Audits rebuild it from the recorded text to check the decoded fields (`SignedFactCheck`).
+    static func notificationFact(body: Data, verified: VerifiedNotification, now: Date) -> AppleFact {
+        let payload = verified.payload
+        let signedDate = payload.signedDate?.millisecondsSince1970 ?? Timestamp.milliseconds(now)
+        let transaction = verified.transaction.flatMap { Normalizer.observation($0.payload, fallback: signedDate) }
+        let renewal = verified.renewalInfo.flatMap { Normalizer.observation($0.payload, fallback: signedDate) }
+        // Kept as its text: a body the decoder read as UTF-16 or UTF-32 is kept in UTF-8, the one
+        // way it departs from the bytes as sent (read as UTF-8 they would not be the text Apple sent).
+        let text = JSONTextEncoding.utf8(body) ?? body
+        return AppleFact(
+            raw: String(decoding: text, as: UTF8.self),
+            notificationType: payload.notificationType?.rawValue,
+            subtype: payload.subtype?.rawValue,
+            notificationUUID: payload.notificationUUID,
+            bundleId: payload.bundleId,
+            transactions: transaction.map { [$0] } ?? [],
+            renewals: renewal.map { [$0] } ?? []
+        )
+    }
+
+    /// The fact a verified StoreKit 2 submission records, or nil if the transaction lacks what an
+    /// observation needs. Audits rebuild it from the recorded text too.
+    static func transactionFact(
+        userId: String, signedTransaction: String, signedRenewalInfo: String?,
+        transaction verified: VerifiedSignedData<JWSTransactionDecodedPayload>,
+        renewal: VerifiedSignedData<JWSRenewalInfoDecodedPayload>?, now: Date
+    ) -> AppleFact? {
+        guard let transaction = Normalizer.observation(verified.payload, fallback: Timestamp.milliseconds(now)) else { return nil }
+        return AppleFact(
+            raw: signedTransaction + (signedRenewalInfo.map { "\n" + $0 } ?? ""),
+            bundleId: verified.payload.bundleId,
+            userId: userId,
+            transactions: [transaction],
+            renewals: renewal.flatMap { Normalizer.observation($0.payload, fallback: Timestamp.milliseconds(now)) }.map { [$0] } ?? []
         )
     }
 
@@ -227,39 +251,37 @@ public final class SubscriptionLedger: Sendable {
         guard let transaction = Normalizer.observation(verified.payload, fallback: Timestamp.milliseconds(now)) else {
             throw LedgerError(.malformedBody, "the signed transaction lacks a transaction id, product id or purchase date")
         }
-        var renewals: [RenewalObservation] = []
+        var renewal: VerifiedSignedData<JWSRenewalInfoDecodedPayload>?
         if let signedRenewalInfo {
-            let renewal = try await verifier.verifyRenewalInfo(signedRenewalInfo, bundleId: verified.payload.bundleId, now: now)
+            let verifiedRenewal = try await verifier.verifyRenewalInfo(signedRenewalInfo, bundleId: verified.payload.bundleId, now: now)
             // Every renewal info Apple signs states auto-renew; one that does not would be recorded
             // as renewal off. (A JWS of another kind sent in its place is named by the verifier.)
-            guard renewal.payload.autoRenewStatus != nil else {
+            guard verifiedRenewal.payload.autoRenewStatus != nil else {
                 throw LedgerError(.malformedBody, "signed_renewal_info states no autoRenewStatus, which every renewal info Apple signs states")
             }
             // The two parts are verified apart: each must be about the same subscription in the same
             // environment, or one could bring another subscription's (or environment's) renewal state.
-            guard let other = renewal.payload.originalTransactionId, other == transaction.originalTransactionId else {
+            guard let other = verifiedRenewal.payload.originalTransactionId, other == transaction.originalTransactionId else {
                 throw LedgerError(
                     .malformedBody,
-                    "signed_renewal_info is for subscription \(renewal.payload.originalTransactionId ?? "(none named)"), not the transaction's \(transaction.originalTransactionId)"
+                    "signed_renewal_info is for subscription \(verifiedRenewal.payload.originalTransactionId ?? "(none named)"), not the transaction's \(transaction.originalTransactionId)"
                 )
             }
-            guard renewal.facts.environment == verified.facts.environment else {
+            guard verifiedRenewal.facts.environment == verified.facts.environment else {
                 throw LedgerError(
                     .malformedBody,
-                    "signed_renewal_info is from the \(renewal.facts.environment.rawValue) environment, the transaction from \(verified.facts.environment.rawValue)"
+                    "signed_renewal_info is from the \(verifiedRenewal.facts.environment.rawValue) environment, the transaction from \(verified.facts.environment.rawValue)"
                 )
             }
-            if let observation = Normalizer.observation(renewal.payload, fallback: Timestamp.milliseconds(now)) {
-                renewals.append(observation)
-            }
+            renewal = verifiedRenewal
         }
-        let fact = AppleFact(
-            raw: signedTransaction + (signedRenewalInfo.map { "\n" + $0 } ?? ""),
-            bundleId: verified.payload.bundleId,
-            userId: userId,
-            transactions: [transaction],
-            renewals: renewals
-        )
+        guard let fact = Self.transactionFact(
+            userId: userId, signedTransaction: signedTransaction, signedRenewalInfo: signedRenewalInfo,
+            transaction: verified, renewal: renewal, now: now
+        ) else {
+            throw LedgerError(.malformedBody, "the signed transaction lacks a transaction id, product id or purchase date")
+        }
+        let renewals = fact.renewals
         let chain = transaction.originalTransactionId
         let result = try await record(
             fact, type: LedgerEventType.transaction,

@@ -1,16 +1,18 @@
 import ArgumentParser
 import EventStore
 import Foundation
+import Ledger
 import Logging
 
-/// `subledger audit verify`: walks every stream's hash chain and reports the first broken link of each.
+/// `subledger audit verify`: walks every stream's hash chain and reports the first broken link of
+/// each, then verifies every signed fact's recorded text again and checks its decoded fields.
 ///
-/// The report, broken links included, goes to standard output, so a saved report holds the
-/// findings; exit status 0 when every chain is intact, 1 when any link is broken.
+/// The report, findings included, goes to standard output, so a saved report holds them; exit
+/// status 0 when every chain is intact and every signed fact matches its text, 1 otherwise.
 struct AuditVerifyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
-        abstract: "Recompute every stream's hash chain and report broken links (exit 1 if any)."
+        abstract: "Recompute every stream's hash chain and check every signed fact against Apple's signed text (exit 1 on any finding)."
     )
 
     @OptionGroup var options: ConfigOptions
@@ -18,27 +20,97 @@ struct AuditVerifyCommand: AsyncParsableCommand {
     func run() async throws {
         let configuration = try options.load(needsSecrets: false)
         let logger = ProcessLogger.make(level: configuration.logLevel)
+        let check: SignedFactCheck
+        do {
+            check = SignedFactCheck(verifier: try LedgerFactory.makeVerifier(configuration, auditing: true))
+        } catch let error as ConfigurationError {
+            throw ConfigOptions.exit(error)
+        }
         let progress = ProgressPrinter(label: "audit")
         // A failed read ends the line too, so its error starts on a fresh one.
         defer { progress.finish() }
-        let report = try await StoreRunner.withStore(configuration.database, logger: logger, mustExist: true, origin: configuration.databaseOrigin) { store in
+        let (report, facts) = try await StoreRunner.withStore(configuration.database, logger: logger, mustExist: true, origin: configuration.databaseOrigin) { store in
             try await SchemaCheck.requireEvents(store, database: configuration.database, before: "audit verify")
-            return try await store.audit { step in
+            let report = try await store.audit { step in
                 progress.update(done: step.events, total: step.totalEvents, unit: "events")
             }
+            progress.finish()
+            let signatures = ProgressPrinter(label: "signed facts")
+            defer { signatures.finish() }
+            let facts = try await Self.checkSignedFacts(store, check, total: report.events) { done in
+                signatures.update(done: done, total: report.events, unit: "events")
+            }
+            return (report, facts)
         }
-        progress.finish()
         print("\(configuration.database.located): checked \(report.events) events in \(report.streams) streams (subledger \(SubledgerVersion.current))")
+        if report.events == 0 {
+            // An empty ledger passes every check; said, since a copy made without its -wal file or a
+            // mistyped path looks like this.
+            print("the ledger holds no events")
+        }
         if report.isIntact {
             print("all hash chains are intact")
-            return
         }
         for chainBreak in report.breaks {
             print("broken link: \(chainBreak)")
         }
-        print("\(report.breaks.count) stream(s) have a broken hash chain")
-        // Also where an error is looked for, when standard output goes to a file.
-        printError("Error: \(report.breaks.count) stream(s) have a broken hash chain (the links are listed on standard output)")
-        throw ExitCode(1)
+        print("\(facts.matched) signed facts match Apple's signed text")
+        if facts.unchecked > 0 {
+            print("\(facts.unchecked) signed facts could not be checked, for the configuration, not the event (the first: \(facts.firstUnchecked ?? "-"))")
+        }
+        for finding in facts.findings {
+            print("signed fact differs: \(finding)")
+        }
+        if !report.isIntact {
+            print("\(report.breaks.count) stream(s) have a broken hash chain")
+        }
+        if !facts.findings.isEmpty {
+            print("\(facts.findings.count) signed fact(s) do not match Apple's signed text")
+        }
+        guard report.isIntact && facts.findings.isEmpty else {
+            // Also where an error is looked for, when standard output goes to a file.
+            let parts = (report.isIntact ? [] : ["\(report.breaks.count) stream(s) have a broken hash chain"])
+                + (facts.findings.isEmpty ? [] : ["\(facts.findings.count) signed fact(s) do not match Apple's signed text"])
+            printError("Error: \(parts.joined(separator: ", and ")) (listed on standard output)")
+            throw ExitCode(1)
+        }
+    }
+
+    /// What the signed-fact pass found.
+    struct SignedFacts: Sendable {
+        var matched = 0
+        var unchecked = 0
+        var firstUnchecked: String?
+        var findings: [String] = []
+    }
+
+    /// Reads every event in log order and checks the signed ones.
+    static func checkSignedFacts(
+        _ store: any EventStore, _ check: SignedFactCheck, total: Int, progress: @Sendable (Int) -> Void
+    ) async throws -> SignedFacts {
+        var result = SignedFacts()
+        var cursor = EventCursor.start
+        var done = 0
+        while true {
+            let page = try await store.readAll(after: cursor, limit: 500)
+            guard !page.events.isEmpty else { break }
+            for event in page.events {
+                switch await check.check(event) {
+                case .notSigned:
+                    break
+                case .matches:
+                    result.matched += 1
+                case .unchecked(let reason):
+                    result.unchecked += 1
+                    if result.firstUnchecked == nil { result.firstUnchecked = "position \(event.position): \(reason)" }
+                case .differs(let what):
+                    result.findings.append("position \(event.position) (\(event.type) in \(event.streamID)): \(what)")
+                }
+            }
+            done += page.events.count
+            progress(done)
+            cursor = page.next
+        }
+        return result
     }
 }

@@ -11,7 +11,10 @@ enum LedgerFactory {
     /// The verifier: Apple Root CA - G3, the configured roots and apps. Made before anything is
     /// opened, so a root that cannot be read or an app the verifier refuses stops `serve` before a
     /// SQLite file is created.
-    static func makeVerifier(_ configuration: SubledgerConfiguration) throws -> SignedDataVerifier {
+    /// `auditing`: for `audit verify`, which checks facts already recorded, each app accepts Sandbox
+    /// and (with its Apple ID) Production whatever its `environments` say now, so a setting changed
+    /// since is not reported as a fact that no longer verifies.
+    static func makeVerifier(_ configuration: SubledgerConfiguration, auditing: Bool = false) throws -> SignedDataVerifier {
         // The verifier refuses such an app too, in its own field names; said here in the file's.
         if let index = configuration.apps.firstIndex(where: { $0.environments.contains("Production") && $0.appAppleId == nil }) {
             throw ConfigurationError(
@@ -28,10 +31,15 @@ enum LedgerFactory {
             }
         }
         let apps = configuration.apps.map { app in
-            AppStoreApp(
+            var environments = Set(app.environments.map(AppStoreEnvironment.init(rawValue:)))
+            if auditing {
+                environments.insert(.sandbox)
+                if app.appAppleId != nil { environments.insert(.production) }
+            }
+            return AppStoreApp(
                 bundleId: app.bundleId,
                 appAppleId: app.appAppleId,
-                environments: Set(app.environments.map(AppStoreEnvironment.init(rawValue:))),
+                environments: environments,
                 allowsUnsignedLocalEnvironments: app.allowUnsignedLocal
             )
         }
