@@ -25,4 +25,7 @@ public struct IngestResult: Sendable, Hashable {
     /// Chains the caller claimed that the `keep` policy refused: the refusal is recorded with the
     /// fact, and a client submission answers `link_conflict`.
     public var refusedChains: [String] = []
+    /// Where the event is (new, or the one a duplicate matched), for a look at what it holds.
+    var streamID: String?
+    var streamVersion: Int64?
 }

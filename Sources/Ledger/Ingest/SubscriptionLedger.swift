@@ -74,9 +74,33 @@ public final class SubscriptionLedger: Sendable {
         let key = "notification:" + (fact.notificationUUID ?? Self.sha256(text))
         // The fact and the links its appAccountToken claims commit together: a webhook answered 200
         // never leaves a recorded purchase without the owner it names.
-        return try await record(
+        let result = try await record(
             fact, type: LedgerEventType.notificationV2, stream: stream, dedupeKey: key,
             receivedAt: now, context: context, facts: verified.notification.facts, claims: appAccountTokenClaims(in: fact)
+        )
+        if result.isDuplicate, fact.notificationUUID != nil {
+            await noteOtherContent(of: result, than: fact, context: context)
+        }
+        return result
+    }
+
+    /// Apple names a notification's retries by its `notificationUUID`, so a duplicate is not
+    /// recorded; one whose text differs from the recorded one's (Apple's retry signed again, or
+    /// another notification that reuses the id) is logged, so the fact not recorded leaves a trace.
+    /// Read only for a duplicate; a failed read is not the webhook's failure.
+    private func noteOtherContent(of result: IngestResult, than fact: AppleFact, context: IngestContext) async {
+        guard let stream = result.streamID, let version = result.streamVersion,
+              let recorded = try? await store.readStream(stream, from: version, limit: 1).first,
+              let recordedFact = try? JSONDecoder().decode(AppleFact.self, fromUntrusted: recorded.data),
+              recordedFact.raw != fact.raw else { return }
+        let differs = recordedFact.transactions != fact.transactions || recordedFact.renewals != fact.renewals || recordedFact.notificationType != fact.notificationType
+        logger(for: context).notice(
+            "a notification with this notificationUUID was recorded before with other text; the first is kept, this one is not recorded",
+            metadata: [
+                "notification_uuid": "\(fact.notificationUUID ?? "")", "event_id": "\(result.eventID)", "position": "\(result.position)",
+                "notification_type": "\(fact.notificationType ?? "")", "recorded_type": "\(recordedFact.notificationType ?? "")",
+                "decoded_fields": "\(differs ? "differ" : "same")", "sha256": "\(Self.sha256(Data(fact.raw.utf8)))",
+            ]
         )
     }
 
@@ -603,7 +627,7 @@ public final class SubscriptionLedger: Sendable {
             guard let event else { throw EventStoreError(.databaseError, "append returned no outcome") }
             return IngestResult(
                 isDuplicate: event.isDuplicate, eventID: event.eventID.lowercaseString, position: event.position,
-                refusedChains: refused[index] ?? []
+                refusedChains: refused[index] ?? [], streamID: event.streamID, streamVersion: event.streamVersion
             )
         }
     }
