@@ -1,3 +1,4 @@
+import Foundation
 import EventStore
 
 /// Refuses to read a database whose schema is behind this build, naming what to run, for the
@@ -22,9 +23,19 @@ enum SchemaCheck {
         let pending = try await store.pendingMigrations()
         guard let events = pending.first(where: { $0.version == 1 }) else { return }
         // Named alone: the later migrations are not what this command needs (and replay applies them).
+        // A SQLite file copied from a live server without its -wal file holds no tables yet (they
+        // are in the -wal until a checkpoint); migrating that copy makes an empty ledger that
+        // passes the audit, so the copy is named first.
+        // (Opening the copy makes an empty -wal file, so an empty one counts as none.)
+        let copy = database.sqliteFile.map { file in
+            ((try? FileManager.default.attributesOfItem(atPath: file + "-wal")[.size] as? Int) ?? 0) > 0 ? "" : """
+                 If this is a copy of a live database, it may lack its -wal file (\(file)-wal), which holds \
+                what has not been checkpointed: copy both, or use sqlite3's .backup, before anything else.
+                """
+        } ?? ""
         throw SchemaBehind(description: """
             the database \(database.located) has no event tables (migration \(events.name)), which \(command) reads; \
-            run subledger migrate before \(command)
+            run subledger migrate before \(command) if it is new.\(copy)
             """)
     }
 

@@ -284,6 +284,10 @@ struct ServeProcessTests {
                     : "has no event tables (migration 0001_events.sql), which \(command.joined(separator: " ")) reads"
                 #expect(result.stderr.contains(needed), "\(result.stderr)")
                 #expect(result.stderr.contains("run subledger migrate before \(command.joined(separator: " "))"), "\(result.stderr)")
+                if !command.contains("--check") {
+                    // A live database copied without its -wal file looks like this: said before migrate.
+                    #expect(result.stderr.contains("If this is a copy of a live database, it may lack its -wal file (\(file)-wal)"), "\(result.stderr)")
+                }
                 #expect(!result.stderr.contains("Assertion failed"))
             }
             // Nothing was applied behind the operator's back.
