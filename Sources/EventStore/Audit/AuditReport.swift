@@ -60,8 +60,10 @@ public struct ChainBreak: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         switch reason {
+        case .headMismatch where headVersion == streamVersion:
+            "stream \(streamID): head_mismatch (its events end at version \(streamVersion), as its head says, but the head holds another hash than its last event's)"
         case .headMismatch:
-            "stream \(streamID): head_mismatch (its events end at version \(streamVersion), its head says version \(headVersion ?? 0) or another hash)"
+            "stream \(streamID): head_mismatch (its events end at version \(streamVersion), its head says version \(headVersion ?? 0))"
         case .eventsMissing:
             "stream \(streamID): events_missing (its head says version \(headVersion ?? 0), no event is stored)"
         case .hashMismatch, .versionGap, .headMissing, .unreadableRow:

@@ -205,7 +205,16 @@ struct EventStoreUnitTests {
 
         var behind = ChainAuditor(totalEvents: 3, progress: nil)
         for event in events { behind.check(ChainRow(event: event, head: headAt2)) }
-        #expect(behind.finish().breaks.map(\.reason) == [.headMismatch])
+        let lagging = behind.finish().breaks
+        #expect(lagging.map(\.reason) == [.headMismatch])
+        #expect(lagging.first?.description == "stream s: head_mismatch (its events end at version 3, its head says version 2)")
+
+        // The versions agree and only the hash differs: said so, not "version 3 or another hash".
+        var rehashed = ChainAuditor(totalEvents: 3, progress: nil)
+        let wrongHash = StreamHead(version: 3, hash: Data(repeating: 0, count: 32))
+        for event in events { rehashed.check(ChainRow(event: event, head: wrongHash)) }
+        #expect(rehashed.finish().breaks.first?.description
+            == "stream s: head_mismatch (its events end at version 3, as its head says, but the head holds another hash than its last event's)")
     }
 
     @Test func scriptSplitterKeepsTriggerBodiesWhole() {
