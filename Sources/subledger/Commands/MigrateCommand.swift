@@ -20,7 +20,9 @@ struct MigrateCommand: AsyncParsableCommand {
         let applied = try await StoreRunner.withStore(configuration.database, logger: logger, origin: configuration.databaseOrigin) { store in
             try await store.migrate()
         }
-        if isNew { print("\(configuration.database.located): created (no file was there)") }
+        // With where its path came from: run in the wrong directory, the default path names a new
+        // file there, and this line is the one chance to see that before it is used.
+        if isNew { print("\(configuration.database.located): created (no file was there; its path is \(configuration.databaseOrigin))") }
         if applied.isEmpty {
             print("\(configuration.database.located): schema is up to date")
         } else {
