@@ -138,6 +138,12 @@ public struct LedgerRoutes: Sendable {
             }
             return ChainBody(evaluation, owner: try await ledger.chainOwner(originalTransactionId: chain))
         }
+        v1.get("rejections") { request, context in
+            // Admin: the bodies are anyone's posts to the webhooks, kept for the operators.
+            try authenticator.require(.admin, request)
+            try Self.requireKnownQuery(request, ["limit"])
+            return RejectionListBody(try await ledger.store.rejections(limit: try Self.limit(request)))
+        }
         v1.get("events") { request, context in
             try authenticator.require(.read, request)
             try Self.requireKnownQuery(request, ["after", "limit"])

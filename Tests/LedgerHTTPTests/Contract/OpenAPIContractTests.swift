@@ -31,7 +31,7 @@ struct OpenAPIContractTests {
             let router = LedgerApplication.router(store: fixture.store, ledger: ledger, keys: [], clock: SystemClock(),
                                                   metrics: PrometheusCollectorRegistry())
             let routed = Set(router.routes.map { "\($0.method.rawValue.lowercased()) \($0.path.description)" })
-            #expect(routed.count == 14)
+            #expect(routed.count == 15)
             #expect(routed.subtracting(documented).isEmpty, "routes missing from docs/openapi.yaml: \(routed.subtracting(documented).sorted())")
             #expect(documented.subtracting(routed).isEmpty, "documented but not routed: \(documented.subtracting(routed).sorted())")
         }

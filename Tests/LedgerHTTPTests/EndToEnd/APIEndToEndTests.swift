@@ -456,6 +456,33 @@ struct APIEndToEndTests {
         }
     }
 
+    /// The refused webhook bodies, newest first, to an admin key: what was refused and why, without
+    /// database access; a read key is 403, and the limit is checked like the feed's.
+    @Test(arguments: TestDatabases.dialects)
+    func refusedWebhookBodiesAreListedNewestFirstToAnAdminKey(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect) { h in
+            #expect(try h.object(try await h.request(.get, "/v1/rejections", key: H.adminKey))["rejections"] as? [Any] != nil)
+            let forged = try TestPKI().signNotification(type: .subscribed, bundleId: H.bundleId, signedDate: Day.apple(0))
+            _ = try await h.request(.post, "/v1/apple/notifications/v2", json: #"{"signedPayload":"\#(forged)"}"#)
+            _ = try await h.request(.post, "/v1/apple/notifications/v1", json: #"{"notification_type":"DID_RENEW","password":"guess","bid":"com.example.app","environment":"Sandbox"}"#)
+            let listed = try await h.request(.get, "/v1/rejections", key: H.adminKey)
+            #expect(listed.status == .ok)
+            let rejections = try #require(try h.object(listed)["rejections"] as? [[String: Any]])
+            #expect(rejections.map { $0["source"] as? String } == ["POST /v1/apple/notifications/v1", "POST /v1/apple/notifications/v2"])
+            #expect(rejections.map { $0["code"] as? String } == ["invalid_password", "untrusted_chain"])
+            #expect((rejections[0]["body"] as? String)?.contains(#""password":"[redacted]""#) == true)
+            #expect(rejections[1]["body"] as? String == #"{"signedPayload":"\#(forged)"}"#)
+            #expect((rejections[0]["received_at"] as? String)?.hasSuffix("Z") == true)
+            #expect(rejections.allSatisfy { ($0["detail"] as? String)?.isEmpty == false })
+            let one = try await h.request(.get, "/v1/rejections?limit=1", key: H.adminKey)
+            #expect((try h.object(one)["rejections"] as? [Any])?.count == 1)
+            #expect(try await h.request(.get, "/v1/rejections", key: H.readKey).status == .forbidden)
+            #expect(try await h.request(.get, "/v1/rejections?limit=0", key: H.adminKey).status == .badRequest)
+            #expect(try await h.request(.get, "/v1/rejections?after=1", key: H.adminKey).status == .badRequest)
+            #expect(try await h.eventCount() == 0)
+        }
+    }
+
     /// Under `keep`, a second user's claim on a chain is 409 `link_conflict` as problem+json; the
     /// submitted fact and the refused link are recorded, and the first owner keeps the chain.
     @Test(arguments: TestDatabases.dialects)
