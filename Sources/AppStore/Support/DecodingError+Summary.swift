@@ -23,14 +23,16 @@ extension DecodingError {
     /// trailing comma or a name given twice leniently, and a field's fault told instead (a missing
     /// field in `{"user_id":"u1",}`) would be fixed only to meet the fault next. Text read leniently
     /// as a value of the wrong kind (`[{"a":1,"a":2}]`) is told both, its kind first, in the words
-    /// of `wrongKind` when given ("the body must be a JSON object"); so, when `wrongKind` is given,
-    /// is text the decoder cannot read at all that opens another kind of value (`[1`, `5,`).
+    /// of `wrongKind` when given ("the body must be a JSON object"); so is text the decoder cannot
+    /// read at all that opens another kind of value (`[1`, `5,`).
     public func summary(of data: some Collection<UInt8>, wrongKind: String? = nil) -> String {
         let said = isWrongKindAtTopLevel ? wrongKind ?? summary : summary
         // Only on a failure, so a body that decodes is not scanned here.
         guard let fault = JSONSyntaxFault.findAccepting(Data(data)) else { return said }
         if isWrongKindAtTopLevel { return "\(said), and the text is not valid JSON: \(fault)" }
-        if let wrongKind, JSONSyntaxFault.opensOtherThanObject(data) { return "\(wrongKind), and the text is not valid JSON: \(fault)" }
+        if JSONSyntaxFault.opensOtherThanObject(data) {
+            return "\(wrongKind ?? "the top level must be an object"), and the text is not valid JSON: \(fault)"
+        }
         return "not valid JSON: \(fault)"
     }
 

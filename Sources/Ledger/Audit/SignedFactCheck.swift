@@ -34,7 +34,9 @@ public struct SignedFactCheck: Sendable {
 
     /// Checks one event.
     public func check(_ event: RecordedEvent) async -> Outcome {
-        guard event.type == LedgerEventType.notificationV2 || event.type == LedgerEventType.transaction else { return .notSigned }
+        guard event.type == LedgerEventType.notificationV2 || event.type == LedgerEventType.transaction else {
+            return Self.signedUnderAnotherType(event).map { .differs($0) } ?? .notSigned
+        }
         guard let recorded = try? JSONDecoder().decode(AppleFact.self, fromUntrusted: event.data) else {
             return .differs("its data is not a fact this build reads")
         }
@@ -71,6 +73,23 @@ public struct SignedFactCheck: Sendable {
         }
         if rebuilt == recorded { return .matches }
         return .differs(Self.differences(recorded: recorded, signed: rebuilt))
+    }
+
+    /// Why an event of a type that is not signed looks like a signed fact whose type was changed
+    /// (which takes it out of this check), or nil: its metadata records a signature check, or, for
+    /// a V1 notification, its text is a V2 body. A fact forged from nothing, or deleted, is not
+    /// found here: only a copy of the streams' heads kept elsewhere shows that.
+    static func signedUnderAnotherType(_ event: RecordedEvent) -> String? {
+        let metadata = (try? JSONSerialization.jsonObject(with: event.metadata)) as? [String: Any]
+        if metadata?["verification"] != nil {
+            return "its metadata records a signature check (verification), which no \(event.type) event has: a signed fact's type was changed"
+        }
+        guard event.type == LedgerEventType.notificationV1,
+              let data = (try? JSONSerialization.jsonObject(with: event.data)) as? [String: Any],
+              let raw = data["raw"] as? String,
+              let body = (try? JSONSerialization.jsonObject(with: Data(raw.utf8))) as? [String: Any],
+              body["signedPayload"] is String else { return nil }
+        return "its text is a V2 notification body ({\"signedPayload\": ...}), not a V1 one: a signed fact's type was changed"
     }
 
     /// The event's `receivedAt` (milliseconds, in its metadata), or when it was recorded.
@@ -124,6 +143,10 @@ public struct SignedFactCheck: Sendable {
         guard let value else { return "absent" }
         if let string = value as? String { return "\"\(string.prefix(80))\"" }
         if let array = value as? [Any] { return "\(array.count) item\(array.count == 1 ? "" : "s")" }
+        // As JSON writes it, so a boolean reads true or false, not 1 or 0.
+        if let json = try? JSONSerialization.data(withJSONObject: [value], options: [.fragmentsAllowed]) {
+            return String(decoding: json.dropFirst().dropLast(), as: UTF8.self)
+        }
         return "\(value)"
     }
 }

@@ -85,14 +85,18 @@ public final class SubscriptionLedger: Sendable {
     }
 
     /// Apple names a notification's retries by its `notificationUUID`, so a duplicate is not
-    /// recorded; one whose text differs from the recorded one's (Apple's retry signed again, or
-    /// another notification that reuses the id) is logged, so the fact not recorded leaves a trace.
-    /// Read only for a duplicate; a failed read is not the webhook's failure.
+    /// recorded; one whose signed payload differs from the recorded one's (Apple's retry signed
+    /// again, or another notification that reuses the id) is logged, so the fact not recorded leaves
+    /// a trace. The JSON around the payload (spacing, a byte order mark) is not compared. Read only
+    /// for a duplicate; a failed read is not the webhook's failure.
     private func noteOtherContent(of result: IngestResult, than fact: AppleFact, context: IngestContext) async {
+        func signedPayload(_ raw: String) -> String? {
+            (try? JSONDecoder().decode(ResponseBodyV2.self, fromUntrusted: Data(raw.utf8)))?.signedPayload
+        }
         guard let stream = result.streamID, let version = result.streamVersion,
               let recorded = try? await store.readStream(stream, from: version, limit: 1).first,
               let recordedFact = try? JSONDecoder().decode(AppleFact.self, fromUntrusted: recorded.data),
-              recordedFact.raw != fact.raw else { return }
+              recordedFact.raw != fact.raw, signedPayload(recordedFact.raw) != signedPayload(fact.raw) else { return }
         let differs = recordedFact.transactions != fact.transactions || recordedFact.renewals != fact.renewals || recordedFact.notificationType != fact.notificationType
         logger(for: context).notice(
             "a notification with this notificationUUID was recorded before with other text; the first is kept, this one is not recorded",

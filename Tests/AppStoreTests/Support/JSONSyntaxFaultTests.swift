@@ -181,7 +181,9 @@ struct JSONSyntaxFaultTests {
         }
         let error = DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: ""))
         #expect(error.summary(of: Array(String(repeating: "[", count: 513).utf8))
-            == "not valid JSON: arrays and objects nest deeper than 512 levels here (line 1, column 513)")
+            == "the top level must be an object, and the text is not valid JSON: arrays and objects nest deeper than 512 levels here (line 1, column 513)")
+        #expect(error.summary(of: Array((#"{"a":"# + String(repeating: "[", count: 512)).utf8))
+            == "not valid JSON: arrays and objects nest deeper than 512 levels here (line 1, column 517)")
     }
 
     /// An array of arrays, as deep as the input.

@@ -607,6 +607,9 @@ struct APIEndToEndTests {
                 let webhook = try await h.request(.post, "/v1/apple/notifications/v2", json: json)
                 #expect(try h.object(webhook)["detail"] as? String
                     == "notification body must be a JSON object with a signedPayload string, and the text is not valid JSON: \(fault)", "\(json)")
+                let v1 = try await h.request(.post, "/v1/apple/notifications/v1", json: json)
+                #expect(try h.object(v1)["detail"] as? String
+                    == "the body is not an App Store Server Notification V1: the top level must be an object, and the text is not valid JSON: \(fault)", "\(json)")
             }
             let opened = try await h.request(.post, "/v1/apple/transactions", key: H.ingestKey, json: #"{"user_id""#)
             #expect(try h.object(opened)["detail"] as? String == "not valid JSON: the text ends early: expected ':' after the field name (line 1, column 11)")

@@ -52,7 +52,23 @@ struct SignedFactCheckTests {
             edited.renewals[0].autoRenewStatus = false
             var forged = submission
             forged.data = try JSONEncoder().encode(edited)
-            #expect(await check.check(forged) == .differs("renewals[0].autoRenewStatus is 0, the signed text gives 1"))
+            #expect(await check.check(forged) == .differs("renewals[0].autoRenewStatus is false, the signed text gives true"))
+
+            // A signed fact given an unsigned type, to take it out of the check, is found by what it
+            // still carries: its signature check in the metadata, or a V2 body as a V1 notification's text.
+            var retyped = notification
+            retyped.type = LedgerEventType.notificationV1
+            guard case .differs(let retypedWhat) = await check.check(retyped) else {
+                Issue.record("a signed fact with a changed type was not found")
+                return
+            }
+            #expect(retypedWhat.hasPrefix("its metadata records a signature check"), "\(retypedWhat)")
+            retyped.metadata = Data(#"{"receivedAt":0,"source":"POST /v1/apple/notifications/v1"}"#.utf8)
+            guard case .differs(let bodyWhat) = await check.check(retyped) else {
+                Issue.record("a V2 body recorded as a V1 notification was not found")
+                return
+            }
+            #expect(bodyWhat.hasPrefix("its text is a V2 notification body"), "\(bodyWhat)")
 
             // Checked with a configuration that no longer lists the app: not a finding.
             let elsewhere = SignedFactCheck(verifier: try SignedDataVerifier(configuration: h.pki.verifierConfiguration(apps: [

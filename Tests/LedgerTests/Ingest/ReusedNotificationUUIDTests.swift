@@ -22,6 +22,11 @@ struct ReusedNotificationUUIDTests {
             let first = try await h.ledger.ingestNotificationV2(body: bought, context: .init(source: "test"))
             let retry = try await h.ledger.ingestNotificationV2(body: bought, context: .init(source: "test"))
             #expect(retry.isDuplicate && retry.eventID == first.eventID)
+            // Nor does a resend with other spacing around the same signed payload.
+            let payload = try #require((try JSONSerialization.jsonObject(with: bought) as? [String: Any])?["signedPayload"] as? String)
+            let spaced = Data("{ \"signedPayload\" : \"\(payload)\" }\n".utf8)
+            #expect(spaced != bought)
+            #expect(try await h.ledger.ingestNotificationV2(body: spaced, context: .init(source: "test")).isDuplicate)
             #expect(!log.lines.contains { $0.contains("recorded before with other text") }, "\(log.lines)")
 
             let refund = try TestPKI.notificationBody(signedPayload: h.pki.signNotification(
