@@ -17,6 +17,8 @@ struct MigrateCommand: AsyncParsableCommand {
         let logger = ProcessLogger.make(level: configuration.logLevel)
         // Said when migrate makes the file: run in the wrong directory, it starts an empty ledger.
         let isNew = configuration.database.sqliteFile.map { !FileManager.default.fileExists(atPath: $0) } ?? false
+        // Before it is opened, which makes an empty -wal file.
+        let hadWAL = configuration.database.sqliteFile.map(SchemaCheck.hasWAL) ?? true
         let applied = try await StoreRunner.withStore(configuration.database, logger: logger, origin: configuration.databaseOrigin) { store in
             try await store.migrate()
         }
@@ -28,6 +30,15 @@ struct MigrateCommand: AsyncParsableCommand {
         } else {
             print("\(configuration.database.located): \(applied.count) migration(s) applied")
             for migration in applied { print("applied \(migration.name)") }
+        }
+        if !isNew, !hadWAL, applied.contains(where: { $0.version == 1 }) {
+            // A file that was there with no event tables: a live database copied without its -wal
+            // file is one, and it is now an empty ledger. Said on standard error, where it is seen.
+            printError("""
+                note: \(configuration.database.located) was there but held no event tables; if it is a copy of a live \
+                database made without its -wal file, it is now an empty ledger: copy the database again with its -wal \
+                file (or with sqlite3's .backup)
+                """)
         }
     }
 }

@@ -26,23 +26,34 @@ enum SchemaCheck {
         // A SQLite file copied from a live server without its -wal file holds no tables yet (they
         // are in the -wal until a checkpoint); migrating that copy makes an empty ledger that
         // passes the audit, so the copy is named first.
-        // (Opening the copy makes an empty -wal file, so an empty one counts as none.)
-        let copy = database.sqliteFile.map { file in
-            ((try? FileManager.default.attributesOfItem(atPath: file + "-wal")[.size] as? Int) ?? 0) > 0 ? "" : """
-                 If this is a copy of a live database, it may lack its -wal file (\(file)-wal), which holds \
-                what has not been checkpointed: copy both, or use sqlite3's .backup, before anything else.
-                """
-        } ?? ""
         throw SchemaBehind(description: """
             the database \(database.located) has no event tables (migration \(events.name)), which \(command) reads; \
-            run subledger migrate before \(command) if it is new.\(copy)
+            run subledger migrate before \(command) if it is new.\(copyHint(database))
             """)
     }
 
+    /// For a SQLite file without event tables whose -wal file is missing or empty: it may be a live
+    /// database copied without its -wal, which holds what has not been checkpointed (the tables
+    /// too); migrating that copy makes an empty ledger that passes the audit. Opening the copy makes
+    /// an empty -wal file, so an empty one counts as none. Empty for PostgreSQL.
+    static func copyHint(_ database: DatabaseURL) -> String {
+        guard let file = database.sqliteFile, !hasWAL(file) else { return "" }
+        return """
+             If this is a copy of a live database, it may lack its -wal file (\(file)-wal), which holds \
+            what has not been checkpointed: copy both, or use sqlite3's .backup, before anything else.
+            """
+    }
+
+    /// Whether SQLite file `file` has a -wal file with something in it.
+    static func hasWAL(_ file: String) -> Bool {
+        ((try? FileManager.default.attributesOfItem(atPath: file + "-wal")[.size] as? Int) ?? 0) > 0
+    }
+
     private static func behind(_ pending: [Migration], database: DatabaseURL, before command: String) -> SchemaBehind {
-        SchemaBehind(description: """
+        let hint = pending.contains { $0.version == 1 } ? copyHint(database) : ""
+        return SchemaBehind(description: """
             the database \(database.located) lacks \(pending.count) migration(s) this build needs \
-            (\(pending.map(\.name).joined(separator: ", "))); run subledger migrate before \(command)
+            (\(pending.map(\.name).joined(separator: ", "))); run subledger migrate before \(command)\(hint.isEmpty ? "" : ".")\(hint)
             """)
     }
 }
