@@ -12,27 +12,9 @@ struct AuditSignedFactsTests {
     @Test func aSignedFactEditedAndHashedAgainIsFoundThoughItsChainHolds() async throws {
         try await withTemporaryDirectory { directory in
             let pki = try TestPKI()
-            try pki.rootPEM.write(to: directory.appendingPathComponent("test-root.pem"), atomically: true, encoding: .utf8)
-            let configuration = """
-                apple:
-                  trusted_roots: [test-root.pem]
-                  apps:
-                    - { bundle_id: com.example.app, environments: [Sandbox] }
-                products:
-                  com.example.pro.monthly: { entitlements: [pro] }
-                auth:
-                  keys:
-                    - { name: backend, scopes: [read, ingest], sha256: \(TestAPIKey.sha256) }
-
-                """
-            try configuration.write(to: directory.appendingPathComponent("subledger.yaml"), atomically: true, encoding: .utf8)
-            let server = try SubledgerProcess(["serve"], in: directory, environment: ["SUBLEDGER_HTTP_PORT": "0"])
-            let base = "http://127.0.0.1:\(try await server.waitForPort())"
+            let (server, base) = try await serveTrustingTestPKI(pki, in: directory)
             let now = AppStoreDate(millisecondsSince1970: Int64(Date().timeIntervalSince1970 * 1000))
-            let notification = try TestPKI.notificationBody(signedPayload: pki.signNotification(
-                type: .subscribed, subtype: .initialBuy, bundleId: "com.example.app",
-                transaction: .testSubscription(transactionId: "1000", purchaseDate: now), signedDate: now
-            ))
+            let notification = try pki.subscribedBody(transactionId: "1000", at: now)
             #expect(try await httpRequest(base + "/v1/apple/notifications/v2", method: .POST, json: notification).status == 200)
             let submission = try JSONSerialization.data(withJSONObject: [
                 "user_id": "u1", "signed_transaction": pki.signTransaction(.testSubscription(transactionId: "2000", purchaseDate: now)),

@@ -10,28 +10,10 @@ struct IngestMetricsTests {
     @Test func webhooksAndSubmissionsAreCountedAsRecordedDuplicateOrTheirErrorCode() async throws {
         try await withTemporaryDirectory { directory in
             let pki = try TestPKI()
-            try pki.rootPEM.write(to: directory.appendingPathComponent("test-root.pem"), atomically: true, encoding: .utf8)
-            let configuration = """
-                apple:
-                  trusted_roots: [test-root.pem]
-                  apps:
-                    - { bundle_id: com.example.app, environments: [Sandbox] }
-                products:
-                  com.example.pro.monthly: { entitlements: [pro] }
-                auth:
-                  keys:
-                    - { name: backend, scopes: [read, ingest], sha256: \(TestAPIKey.sha256) }
-
-                """
-            try configuration.write(to: directory.appendingPathComponent("subledger.yaml"), atomically: true, encoding: .utf8)
-            let server = try SubledgerProcess(["serve"], in: directory, environment: ["SUBLEDGER_HTTP_PORT": "0"])
-            let base = "http://127.0.0.1:\(try await server.waitForPort())"
+            let (server, base) = try await serveTrustingTestPKI(pki, in: directory)
             let now = AppStoreDate(millisecondsSince1970: Int64(Date().timeIntervalSince1970 * 1000))
 
-            let notification = try TestPKI.notificationBody(signedPayload: pki.signNotification(
-                type: .subscribed, subtype: .initialBuy, bundleId: "com.example.app",
-                transaction: .testSubscription(transactionId: "1000", purchaseDate: now), signedDate: now
-            ))
+            let notification = try pki.subscribedBody(transactionId: "1000", at: now)
             let v2 = base + "/v1/apple/notifications/v2"
             #expect(try await httpRequest(v2, method: .POST, json: notification).body.contains(#""result":"recorded""#))
             #expect(try await httpRequest(v2, method: .POST, json: notification).body.contains(#""result":"duplicate""#))
