@@ -133,8 +133,9 @@ public protocol EventStore: Sendable {
     /// The most recent rejections, newest first.
     func rejections(limit: Int) async throws -> [Rejection]
 
-    /// Walks every stream's hash chain and reports each broken link.
-    func audit(progress: (@Sendable (AuditProgress) -> Void)?) async throws -> AuditReport
+    /// Walks every stream's hash chain and reports each broken link, and each stream whose event at
+    /// `checkpoint`'s version has another hash, or that ends before it (empty: none).
+    func audit(against checkpoint: AuditCheckpoint, progress: (@Sendable (AuditProgress) -> Void)?) async throws -> AuditReport
 
     /// A wake-up signal raised after events are appended (by this process or, in PostgreSQL, any other).
     var changes: ChangeSignal { get }
@@ -152,6 +153,11 @@ public protocol EventStore: Sendable {
 }
 
 extension EventStore {
+    /// Walks every stream's hash chain and reports each broken link.
+    public func audit(progress: (@Sendable (AuditProgress) -> Void)?) async throws -> AuditReport {
+        try await audit(against: AuditCheckpoint(), progress: progress)
+    }
+
     public var batchExecutor: (any TaskExecutor)? { nil }
 
     /// No transaction ids, none ahead: SQLite and any store that orders events by position alone.

@@ -6,12 +6,15 @@ public struct AuditReport: Sendable, Hashable {
     public var events: Int
     /// The first broken link of each damaged stream, in stream order.
     public var breaks: [ChainBreak]
+    /// Every intact stream's version and head hash, to keep for a later audit to check against.
+    public var checkpoint: AuditCheckpoint
 
     /// Creates a report.
-    public init(streams: Int, events: Int, breaks: [ChainBreak]) {
+    public init(streams: Int, events: Int, breaks: [ChainBreak], checkpoint: AuditCheckpoint = AuditCheckpoint()) {
         self.streams = streams
         self.events = events
         self.breaks = breaks
+        self.checkpoint = checkpoint
     }
 
     /// True when every chain is intact.
@@ -56,6 +59,11 @@ public struct ChainBreak: Sendable, Hashable, CustomStringConvertible {
         /// A row's columns cannot be read as an event (an id that is not a UUID, a value of the
         /// wrong type): it was written behind the schema's back.
         case unreadableRow = "unreadable_row"
+        /// The event at a checkpoint's version has another hash than the checkpoint recorded: the
+        /// stream's history up to there was changed, its hashes computed again.
+        case checkpointMismatch = "checkpoint_mismatch"
+        /// The stream ends before the version a checkpoint recorded, or is gone: events were removed.
+        case checkpointMissing = "checkpoint_missing"
     }
 
     public var description: String {
@@ -66,6 +74,12 @@ public struct ChainBreak: Sendable, Hashable, CustomStringConvertible {
             "stream \(streamID): head_mismatch (its events end at version \(streamVersion), its head says version \(headVersion ?? 0))"
         case .eventsMissing:
             "stream \(streamID): events_missing (its head says version \(headVersion ?? 0), no event is stored)"
+        case .checkpointMismatch:
+            "stream \(streamID) version \(streamVersion) (position \(position)): checkpoint_mismatch (its hash is not the one the checkpoint recorded: history up to there was changed)"
+        case .checkpointMissing where streamVersion == 0:
+            "stream \(streamID): checkpoint_missing (the checkpoint recorded version \(headVersion ?? 0); the stream is gone)"
+        case .checkpointMissing:
+            "stream \(streamID): checkpoint_missing (the checkpoint recorded version \(headVersion ?? 0); the stream now ends at version \(streamVersion))"
         case .hashMismatch, .versionGap, .headMissing, .unreadableRow:
             "stream \(streamID) version \(streamVersion) (position \(position)): \(reason.rawValue)"
         }

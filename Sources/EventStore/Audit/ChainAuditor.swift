@@ -14,10 +14,16 @@ struct ChainAuditor {
     private var current: (stream: String, version: Int64, hash: Data, head: StreamHead?, broken: Bool)?
     private let totalEvents: Int
     private let progress: (@Sendable (AuditProgress) -> Void)?
+    /// The checkpoint audited against, and the intact streams' heads as found (the next one).
+    private let expected: AuditCheckpoint
+    private var found = AuditCheckpoint()
+    /// Streams the walk reported a break for, so the checkpoint does not report them twice.
+    private var brokenStreams: Set<String> = []
 
-    init(totalEvents: Int, progress: (@Sendable (AuditProgress) -> Void)?) {
+    init(totalEvents: Int, progress: (@Sendable (AuditProgress) -> Void)?, against expected: AuditCheckpoint = AuditCheckpoint()) {
         self.totalEvents = totalEvents
         self.progress = progress
+        self.expected = expected
     }
 
     mutating func check(_ row: ChainRow) {
@@ -35,6 +41,10 @@ struct ChainAuditor {
         }
         guard EventHasher.hash(previous: state.hash, event) == event.hash else {
             record(event.streamID, event.streamVersion, event.position, .hashMismatch, &state)
+            return
+        }
+        if let entry = expected.streams[event.streamID], entry.version == event.streamVersion, entry.hash != event.hash {
+            record(event.streamID, event.streamVersion, event.position, .checkpointMismatch, &state)
             return
         }
         state.version = event.streamVersion
@@ -73,6 +83,7 @@ struct ChainAuditor {
         _ state: inout (stream: String, version: Int64, hash: Data, head: StreamHead?, broken: Bool)
     ) {
         breaks.append(ChainBreak(streamID: stream, streamVersion: version, position: position, reason: reason))
+        brokenStreams.insert(stream)
         state.broken = true
     }
 
@@ -80,20 +91,35 @@ struct ChainAuditor {
         guard let state = current, !state.broken, let head = state.head else { return }
         if head.version != state.version || head.hash != state.hash {
             breaks.append(ChainBreak(streamID: state.stream, streamVersion: state.version, position: 0, reason: .headMismatch, headVersion: head.version))
+            brokenStreams.insert(state.stream)
+            return
         }
+        found.streams[state.stream] = AuditCheckpoint.Entry(version: state.version, hash: state.hash)
     }
 
     /// A stream head whose events are all gone (the walk, which goes by events, never reaches it).
     mutating func headWithoutEvents(stream: String, version: Int64) {
         streams += 1
         breaks.append(ChainBreak(streamID: stream, streamVersion: 0, position: 0, reason: .eventsMissing, headVersion: version))
+        brokenStreams.insert(stream)
     }
 
     /// The report, once every event and every head without events has been checked.
     mutating func finish() -> AuditReport {
         finishStream()
         current = nil
+        // A stream of the checkpoint that now ends before its recorded version, or is gone: its
+        // events from there on were removed (with its head, or the walk would have said so).
+        for (stream, entry) in expected.streams where !brokenStreams.contains(stream) {
+            let now = found.streams[stream]?.version ?? 0
+            if now < entry.version {
+                breaks.append(ChainBreak(streamID: stream, streamVersion: now, position: 0, reason: .checkpointMissing, headVersion: entry.version))
+            }
+        }
         progress?(AuditProgress(events: events, streams: streams, totalEvents: totalEvents))
-        return AuditReport(streams: streams, events: events, breaks: breaks.sorted { ($0.streamID, $0.streamVersion) < ($1.streamID, $1.streamVersion) })
+        return AuditReport(
+            streams: streams, events: events, breaks: breaks.sorted { ($0.streamID, $0.streamVersion) < ($1.streamID, $1.streamVersion) },
+            checkpoint: found
+        )
     }
 }

@@ -928,9 +928,9 @@ public final class PostgresEventStore: EventStore {
 
     // MARK: Audit and health
 
-    public func audit(progress: (@Sendable (AuditProgress) -> Void)?) async throws -> AuditReport {
+    public func audit(against checkpoint: AuditCheckpoint, progress: (@Sendable (AuditProgress) -> Void)?) async throws -> AuditReport {
         let total = try await eventCount()
-        var auditor = ChainAuditor(totalEvents: total, progress: progress)
+        var auditor = ChainAuditor(totalEvents: total, progress: progress, against: checkpoint)
         var after = ("", Int64(0))
         while true {
             var binds = PostgresBindings()

@@ -463,10 +463,10 @@ public final class SQLiteEventStore: EventStore {
 
     // MARK: Audit and health
 
-    public func audit(progress: (@Sendable (AuditProgress) -> Void)?) async throws -> AuditReport {
+    public func audit(against checkpoint: AuditCheckpoint, progress: (@Sendable (AuditProgress) -> Void)?) async throws -> AuditReport {
         try await withStorageErrors {
             let total = try await eventCount()
-            var auditor = ChainAuditor(totalEvents: total, progress: progress)
+            var auditor = ChainAuditor(totalEvents: total, progress: progress, against: checkpoint)
             var after: (String, Int64) = ("", 0)
             while true {
                 let rows = try await reader.query(SQLiteSQL.chainPage, [.text(after.0), .integer(Int(after.1)), .integer(1000)])

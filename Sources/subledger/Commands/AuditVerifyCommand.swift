@@ -17,6 +17,12 @@ struct AuditVerifyCommand: AsyncParsableCommand {
 
     @OptionGroup var options: ConfigOptions
 
+    @Option(name: .long, help: "Also check against a checkpoint an earlier audit wrote: each stream's event at the recorded version must still have the recorded hash.")
+    var checkpoint: String?
+
+    @Option(name: .long, help: "Write each intact stream's version and head hash to this file (when the audit finds nothing), to keep where the database's operators cannot change it.")
+    var writeCheckpoint: String?
+
     func run() async throws {
         let configuration = try options.load(needsSecrets: false)
         let logger = ProcessLogger.make(level: configuration.logLevel)
@@ -26,12 +32,23 @@ struct AuditVerifyCommand: AsyncParsableCommand {
         } catch let error as ConfigurationError {
             throw ConfigOptions.exit(error)
         }
+        // Read before the database is opened: a file that is not a checkpoint is the command line's fault.
+        var read = AuditCheckpoint()
+        if let checkpoint {
+            do {
+                read = try CheckpointFile.read(checkpoint).checkpoint()
+            } catch {
+                printError("Error: cannot use --checkpoint \(checkpoint): \(error.reason)")
+                throw ExitCode(64)
+            }
+        }
+        let expected = read
         let progress = ProgressPrinter(label: "audit")
         // A failed read ends the line too, so its error starts on a fresh one.
         defer { progress.finish() }
         let (report, facts) = try await StoreRunner.withStore(configuration.database, logger: logger, mustExist: true, origin: configuration.databaseOrigin) { store in
             try await SchemaCheck.requireEvents(store, database: configuration.database, before: "audit verify")
-            let report = try await store.audit { step in
+            let report = try await store.audit(against: expected) { step in
                 progress.update(done: step.events, total: step.totalEvents, unit: "events")
             }
             progress.finish()
@@ -48,8 +65,11 @@ struct AuditVerifyCommand: AsyncParsableCommand {
             // mistyped path looks like this.
             print("the ledger holds no events")
         }
+        if let checkpoint {
+            print("checked against the checkpoint in \(checkpoint) (\(expected.streams.count) streams)")
+        }
         if report.isIntact {
-            print("all hash chains are intact")
+            print("all hash chains are intact" + (checkpoint == nil ? "" : " and match the checkpoint"))
         }
         for chainBreak in report.breaks {
             print("broken link: \(chainBreak)")
@@ -61,15 +81,25 @@ struct AuditVerifyCommand: AsyncParsableCommand {
         for finding in facts.findings {
             print("signed fact differs: \(finding)")
         }
+        let broken = "\(report.breaks.count) stream(s) have a broken hash chain" + (checkpoint == nil ? "" : " or differ from the checkpoint")
         if !report.isIntact {
-            print("\(report.breaks.count) stream(s) have a broken hash chain")
+            print(broken)
         }
         if !facts.findings.isEmpty {
             print("\(facts.findings.count) signed fact(s) do not match Apple's signed text")
         }
+        if let writeCheckpoint {
+            if report.isIntact && facts.findings.isEmpty {
+                let file = CheckpointFile(report.checkpoint, database: configuration.database.located, events: report.events, at: Date())
+                try file.write(to: writeCheckpoint)
+                print("wrote a checkpoint of \(report.checkpoint.streams.count) streams to \(writeCheckpoint); keep it where the database's operators cannot change it")
+            } else {
+                print("no checkpoint written: the audit has findings")
+            }
+        }
         guard report.isIntact && facts.findings.isEmpty else {
             // Also where an error is looked for, when standard output goes to a file.
-            let parts = (report.isIntact ? [] : ["\(report.breaks.count) stream(s) have a broken hash chain"])
+            let parts = (report.isIntact ? [] : [broken])
                 + (facts.findings.isEmpty ? [] : ["\(facts.findings.count) signed fact(s) do not match Apple's signed text"])
             printError("Error: \(parts.joined(separator: ", and ")) (listed on standard output)")
             throw ExitCode(1)

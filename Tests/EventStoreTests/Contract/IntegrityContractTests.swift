@@ -33,7 +33,9 @@ struct IntegrityContractTests {
                 _ = try await fixture.store.append(to: "victim", event("e", ["amount": index * 100]), expectedVersion: .any)
                 _ = try await fixture.store.append(to: "bystander", event("e", ["amount": index]), expectedVersion: .any)
             }
-            #expect(try await fixture.store.audit(progress: nil) == AuditReport(streams: 2, events: 6, breaks: []))
+            let clean = try await fixture.store.audit(progress: nil)
+            #expect(clean.streams == 2 && clean.events == 6 && clean.breaks.isEmpty)
+            #expect(clean.checkpoint.streams.mapValues(\.version) == ["victim": 3, "bystander": 3])
 
             // An operator with database rights disables the guard and rewrites history.
             switch dialect {

@@ -217,6 +217,51 @@ struct EventStoreUnitTests {
             == "stream s: head_mismatch (its events end at version 3, as its head says, but the head holds another hash than its last event's)")
     }
 
+    /// Against a checkpoint: events appended since pass; an event at the recorded version with
+    /// another hash (history re-hashed) and a stream that ends before the recorded version, or is
+    /// gone, are found; the report's own checkpoint holds the intact streams' heads.
+    @Test func anAuditAgainstACheckpointFindsRehashedAndRemovedHistory() {
+        func chain(_ stream: String, _ count: Int64, data: String = "{}") -> [RecordedEvent] {
+            var hash = EventHasher.genesis
+            return (1...count).map { version in
+                let fields = EventHasher.Fields(
+                    eventID: UUID(), streamID: stream, streamVersion: version, type: "t", schemaVersion: 1,
+                    recordedAtMicros: version, dedupeKey: nil, data: Data(data.utf8), metadata: Data("{}".utf8)
+                )
+                hash = EventHasher.hash(previous: hash, fields)
+                return RecordedEvent(
+                    cursor: EventCursor(transaction: 0, position: version), eventID: fields.eventID, streamID: stream, streamVersion: version,
+                    type: "t", schemaVersion: 1, data: fields.data, metadata: fields.metadata,
+                    recordedAt: Date(timeIntervalSince1970: Double(version) / 1_000_000), dedupeKey: nil, hash: hash
+                )
+            }
+        }
+        func audit(_ streams: [[RecordedEvent]], against checkpoint: AuditCheckpoint = AuditCheckpoint()) -> AuditReport {
+            var auditor = ChainAuditor(totalEvents: streams.joined().count, progress: nil, against: checkpoint)
+            for events in streams {
+                let head = events.last.map { StreamHead(version: $0.streamVersion, hash: $0.hash) }
+                for event in events { auditor.check(ChainRow(event: event, head: head)) }
+            }
+            return auditor.finish()
+        }
+        let a = chain("a", 3), b = chain("b", 2), c = chain("c", 1)
+        let first = audit([Array(a.prefix(2)), b, c])
+        #expect(first.isIntact)
+        #expect(first.checkpoint.streams["a"] == AuditCheckpoint.Entry(version: 2, hash: a[1].hash))
+        #expect(first.checkpoint.streams.count == 3)
+        // Grown since: intact.
+        #expect(audit([a, b, c], against: first.checkpoint).isIntact)
+        // Stream a rewritten with other data and hashed again; b cut to one event; c gone.
+        let rewritten = audit([chain("a", 3, data: #"{"forged":true}"#), Array(b.prefix(1))], against: first.checkpoint)
+        #expect(rewritten.breaks.map(\.reason) == [.checkpointMismatch, .checkpointMissing, .checkpointMissing])
+        #expect(rewritten.breaks.map(\.description) == [
+            "stream a version 2 (position 2): checkpoint_mismatch (its hash is not the one the checkpoint recorded: history up to there was changed)",
+            "stream b: checkpoint_missing (the checkpoint recorded version 2; the stream now ends at version 1)",
+            "stream c: checkpoint_missing (the checkpoint recorded version 1; the stream is gone)",
+        ])
+        #expect(rewritten.checkpoint.streams["a"] == nil)
+    }
+
     @Test func scriptSplitterKeepsTriggerBodiesWhole() {
         let script = """
             -- comment

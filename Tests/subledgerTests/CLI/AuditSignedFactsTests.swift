@@ -71,6 +71,58 @@ struct AuditSignedFactsTests {
         }
     }
 
+    /// A checkpoint written by one audit and checked by the next: events appended since pass; a
+    /// stream removed whole with its head, which the chains alone cannot show, is found.
+    @Test func aCheckpointKeptElsewhereShowsAStreamRemovedWithItsHead() async throws {
+        try await withTemporaryDirectory { directory in
+            #expect(try await SubledgerProcess.run(["migrate"], in: directory).status == 0)
+            let path = directory.appendingPathComponent("subledger.sqlite").path
+            let store = try await SQLiteEventStore.open(path: path)
+            for stream in ["user-a", "user-b"] {
+                _ = try await store.append(to: stream, [NewEvent(type: "t", data: Data(#"{"n":1}"#.utf8))], expectedVersion: .any)
+            }
+            try await store.shutdown()
+            let written = try await SubledgerProcess.run(["audit", "verify", "--write-checkpoint", "heads.json"], in: directory)
+            #expect(written.status == 0, "\(written.stderr)")
+            #expect(written.stdout.contains("wrote a checkpoint of 2 streams to heads.json"), "\(written.stdout)")
+            let file = try String(contentsOf: directory.appendingPathComponent("heads.json"), encoding: .utf8)
+            #expect(file.contains(#""user-a""#) && file.contains(#""format" : "subledger-audit-checkpoint-1""#), "\(file)")
+
+            let grown = try await SQLiteEventStore.open(path: path)
+            _ = try await grown.append(to: "user-a", [NewEvent(type: "t", data: Data(#"{"n":2}"#.utf8))], expectedVersion: .any)
+            try await grown.shutdown()
+            let later = try await SubledgerProcess.run(["audit", "verify", "--checkpoint", "heads.json"], in: directory)
+            #expect(later.status == 0, "\(later.stdout)\(later.stderr)")
+            #expect(later.stdout.contains("all hash chains are intact and match the checkpoint"), "\(later.stdout)")
+
+            let raw = try await SQLiteConnection.open(storage: .file(path: path))
+            do {
+                _ = try await raw.query("DROP TRIGGER events_immutable_delete")
+                _ = try await raw.query("DELETE FROM events WHERE stream_id = 'user-b'")
+                _ = try await raw.query("DELETE FROM streams WHERE stream_id = 'user-b'")
+            } catch {
+                try? await raw.close()
+                throw error
+            }
+            try await raw.close()
+            let chainsOnly = try await SubledgerProcess.run(["audit", "verify"], in: directory)
+            #expect(chainsOnly.status == 0, "the chains alone cannot show it: \(chainsOnly.stdout)")
+            let checked = try await SubledgerProcess.run(["audit", "verify", "--checkpoint", "heads.json"], in: directory)
+            #expect(checked.status == 1)
+            #expect(checked.stdout.contains("broken link: stream user-b: checkpoint_missing (the checkpoint recorded version 1; the stream is gone)"), "\(checked.stdout)")
+            #expect(checked.stderr.contains("Error: 1 stream(s) have a broken hash chain or differ from the checkpoint"), "\(checked.stderr)")
+            // Findings: no checkpoint is written from them.
+            let refused = try await SubledgerProcess.run(["audit", "verify", "--checkpoint", "heads.json", "--write-checkpoint", "next.json"], in: directory)
+            #expect(refused.stdout.contains("no checkpoint written: the audit has findings"), "\(refused.stdout)")
+            #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("next.json").path))
+
+            try Data("{}".utf8).write(to: directory.appendingPathComponent("junk.json"))
+            let junk = try await SubledgerProcess.run(["audit", "verify", "--checkpoint", "junk.json"], in: directory)
+            #expect(junk.status == 64)
+            #expect(junk.stderr.contains("Error: cannot use --checkpoint junk.json: it is not a checkpoint that audit verify --write-checkpoint writes"), "\(junk.stderr)")
+        }
+    }
+
     /// The expiry the notification's fact recorded, read from its stored data.
     static func expiresDate(in data: Data) -> Int64? {
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
