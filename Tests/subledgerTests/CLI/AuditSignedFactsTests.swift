@@ -45,19 +45,12 @@ struct AuditSignedFactsTests {
             let previous = events.last { $0.streamVersion == original.streamVersion - 1 }?.hash ?? EventHasher.genesis
             forged.hash = EventHasher.hash(previous: previous, forged)
             let head = forged.hash
-            let raw = try await SQLiteConnection.open(storage: .file(path: path))
-            do {
-                _ = try await raw.query("DROP TRIGGER events_immutable_update")
-                _ = try await raw.query(
-                    "UPDATE events SET data = ?, hash = ? WHERE position = ?",
-                    [SQLiteData.text(String(decoding: forged.data, as: UTF8.self)), .blob(.init(data: forged.hash)), .integer(Int(original.position))]
-                )
-                _ = try await raw.query("UPDATE streams SET head_hash = ? WHERE stream_id = 'subscription-1000'", [.blob(.init(data: head))])
-            } catch {
-                try? await raw.close()
-                throw error
-            }
-            try await raw.close()
+            try await Self.edit(path, [
+                ("DROP TRIGGER events_immutable_update", []),
+                ("UPDATE events SET data = ?, hash = ? WHERE position = ?",
+                 [.text(String(decoding: forged.data, as: UTF8.self)), .blob(.init(data: forged.hash)), .integer(Int(original.position))]),
+                ("UPDATE streams SET head_hash = ? WHERE stream_id = 'subscription-1000'", [.blob(.init(data: head))]),
+            ])
 
             let audited = try await SubledgerProcess.run(["audit", "verify"], in: directory)
             #expect(audited.status == 1, "\(audited.stdout)")
@@ -95,16 +88,11 @@ struct AuditSignedFactsTests {
             #expect(later.status == 0, "\(later.stdout)\(later.stderr)")
             #expect(later.stdout.contains("all hash chains are intact and match the checkpoint"), "\(later.stdout)")
 
-            let raw = try await SQLiteConnection.open(storage: .file(path: path))
-            do {
-                _ = try await raw.query("DROP TRIGGER events_immutable_delete")
-                _ = try await raw.query("DELETE FROM events WHERE stream_id = 'user-b'")
-                _ = try await raw.query("DELETE FROM streams WHERE stream_id = 'user-b'")
-            } catch {
-                try? await raw.close()
-                throw error
-            }
-            try await raw.close()
+            try await Self.edit(path, [
+                ("DROP TRIGGER events_immutable_delete", []),
+                ("DELETE FROM events WHERE stream_id = 'user-b'", []),
+                ("DELETE FROM streams WHERE stream_id = 'user-b'", []),
+            ])
             let chainsOnly = try await SubledgerProcess.run(["audit", "verify"], in: directory)
             #expect(chainsOnly.status == 0, "the chains alone cannot show it: \(chainsOnly.stdout)")
             let checked = try await SubledgerProcess.run(["audit", "verify", "--checkpoint", "heads.json"], in: directory)
@@ -121,6 +109,19 @@ struct AuditSignedFactsTests {
             #expect(junk.status == 64)
             #expect(junk.stderr.contains("Error: cannot use --checkpoint junk.json: it is not a checkpoint that audit verify --write-checkpoint writes"), "\(junk.stderr)")
         }
+    }
+
+    /// Runs `statements` on the SQLite file at `path` behind the store's back, as an operator with
+    /// write access could; the connection is closed whatever happens (an open one ends a debug build).
+    static func edit(_ path: String, _ statements: [(String, [SQLiteData])]) async throws {
+        let raw = try await SQLiteConnection.open(storage: .file(path: path))
+        do {
+            for (sql, binds) in statements { _ = try await raw.query(sql, binds) }
+        } catch {
+            try? await raw.close()
+            throw error
+        }
+        try await raw.close()
     }
 
     /// The expiry the notification's fact recorded, read from its stored data.
