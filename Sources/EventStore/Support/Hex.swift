@@ -1,4 +1,6 @@
-/// Lowercase hexadecimal text of bytes (hashes, checksums, key digests).
+import Foundation
+
+/// Lowercase hexadecimal text of bytes (hashes, checksums, key digests), and the bytes of such text.
 ///
 /// `String(format: "%02x")` per byte costs microseconds on Linux, and hashes are written out on hot
 /// paths (V1 and receipt dedupe keys, every event of the feed), so this builds the text directly.
@@ -14,5 +16,26 @@ public enum Hex {
             text.append(digits[Int(byte & 0x0F)])
         }
         return String(decoding: text, as: UTF8.self)
+    }
+
+    /// The bytes of hex text (either case), or nil when it is not an even run of hex digits.
+    public static func bytes(_ text: String) -> Data? {
+        let digits = Array(text.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        var bytes = Data(capacity: digits.count / 2)
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let high = value(of: digits[index]), let low = value(of: digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return bytes
+    }
+
+    private static func value(of digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 }

@@ -41,7 +41,7 @@ public struct SignedFactCheck: Sendable {
             return .differs("its data is not a fact this build reads")
         }
         // Rebuilt at the moment it was received, as ingestion did (the fallback of a missing date).
-        let receivedAt = Self.receivedAt(event)
+        let receivedAt = Self.metadata(event).map { Timestamp.date(micros: $0.receivedAt * 1000) } ?? event.recordedAt
         let rebuilt: AppleFact
         do {
             if event.type == LedgerEventType.notificationV2 {
@@ -53,12 +53,14 @@ public struct SignedFactCheck: Sendable {
                 guard (1...2).contains(parts.count) else { return .differs("its text is not a transaction JWS with at most one renewal info JWS") }
                 let transaction = try await verifier.verifyTransaction(parts[0], now: receivedAt)
                 guard transaction.facts.isSignatureVerified else { return .unchecked("not signed by Apple (a local test environment)") }
+                guard let observation = SubscriptionLedger.transactionObservation(transaction, now: receivedAt) else {
+                    return .differs("its signed transaction lacks a transaction id, product id or purchase date")
+                }
                 let renewal = parts.count == 2 ? try await verifier.verifyRenewalInfo(parts[1], bundleId: transaction.payload.bundleId, now: receivedAt) : nil
-                guard let fact = SubscriptionLedger.transactionFact(
+                rebuilt = SubscriptionLedger.transactionFact(
                     userId: recorded.userId ?? "", signedTransaction: parts[0], signedRenewalInfo: parts.count == 2 ? parts[1] : nil,
-                    transaction: transaction, renewal: renewal, now: receivedAt
-                ) else { return .differs("its signed transaction lacks a transaction id, product id or purchase date") }
-                rebuilt = fact
+                    transaction: observation, bundleId: transaction.payload.bundleId, renewal: renewal, now: receivedAt
+                )
             }
         } catch let error as AppStoreError {
             switch error.code {
@@ -78,25 +80,20 @@ public struct SignedFactCheck: Sendable {
     /// Why an event of a type that is not signed looks like a signed fact whose type was changed
     /// (which takes it out of this check), or nil: its metadata records a signature check, or, for
     /// a V1 notification, its text is a V2 body. A fact forged from nothing, or deleted, is not
-    /// found here: only a copy of the streams' heads kept elsewhere shows that.
+    /// found here: only an audit against a checkpoint kept elsewhere shows that.
     static func signedUnderAnotherType(_ event: RecordedEvent) -> String? {
-        let metadata = (try? JSONSerialization.jsonObject(with: event.metadata)) as? [String: Any]
-        if metadata?["verification"] != nil {
+        if metadata(event)?.verification != nil {
             return "its metadata records a signature check (verification), which no \(event.type) event has: a signed fact's type was changed"
         }
         guard event.type == LedgerEventType.notificationV1,
-              let data = (try? JSONSerialization.jsonObject(with: event.data)) as? [String: Any],
-              let raw = data["raw"] as? String,
-              let body = (try? JSONSerialization.jsonObject(with: Data(raw.utf8))) as? [String: Any],
-              body["signedPayload"] is String else { return nil }
+              let fact = try? JSONDecoder().decode(AppleFact.self, fromUntrusted: event.data),
+              SubscriptionLedger.input(Data(fact.raw.utf8)) == .notificationV2 else { return nil }
         return "its text is a V2 notification body ({\"signedPayload\": ...}), not a V1 one: a signed fact's type was changed"
     }
 
-    /// The event's `receivedAt` (milliseconds, in its metadata), or when it was recorded.
-    static func receivedAt(_ event: RecordedEvent) -> Date {
-        guard let metadata = try? JSONSerialization.jsonObject(with: event.metadata) as? [String: Any],
-              let milliseconds = (metadata["receivedAt"] as? NSNumber)?.int64Value else { return event.recordedAt }
-        return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+    /// The event's metadata as ingestion wrote it, or nil for one it cannot read.
+    static func metadata(_ event: RecordedEvent) -> EventMetadata? {
+        try? JSONDecoder().decode(EventMetadata.self, fromUntrusted: event.metadata)
     }
 
     /// The fields that differ, up to three, as `transactions[0].expiresDate is 2113809059363, the

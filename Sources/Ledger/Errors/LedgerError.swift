@@ -25,6 +25,17 @@ public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible {
             case .receiptSubmission: "a receipt submission (receipt_data)"
             }
         }
+
+        /// The input a JSON object with these field names is, told by the field only it has
+        /// (`signedPayload`, `notification_type`, `signed_transaction`, `receipt_data`), or nil.
+        public static func told(byFields names: some Sequence<String>) -> Input? {
+            let names = Set(names)
+            if names.contains("signedPayload") { return .notificationV2 }
+            if names.contains("notification_type") { return .notificationV1 }
+            if names.contains("signed_transaction") { return .transactionSubmission }
+            if names.contains("receipt_data") { return .receiptSubmission }
+            return nil
+        }
     }
 
     /// Creates an error.

@@ -67,11 +67,10 @@ public final class SubscriptionLedger: Sendable {
             throw error
         }
         let fact = Self.notificationFact(body: body, verified: verified, now: now)
-        let transaction = fact.transactions.first, renewal = fact.renewals.first, bundleId = fact.bundleId
-        let text = JSONTextEncoding.utf8(body) ?? body
-        let chain = transaction?.originalTransactionId ?? renewal?.originalTransactionId
-        let stream = chain.map(LedgerEventType.chainStream) ?? LedgerEventType.appStream(bundleId ?? "unknown")
-        let key = "notification:" + (fact.notificationUUID ?? Self.sha256(text))
+        let chain = fact.transactions.first?.originalTransactionId ?? fact.renewals.first?.originalTransactionId
+        let stream = chain.map(LedgerEventType.chainStream) ?? LedgerEventType.appStream(fact.bundleId ?? "unknown")
+        // The text as kept (UTF-16 converted), so the same notification in either encoding is one.
+        let key = "notification:" + (fact.notificationUUID ?? Self.sha256(Data(fact.raw.utf8)))
         // The fact and the links its appAccountToken claims commit together: a webhook answered 200
         // never leaves a recorded purchase without the owner it names.
         let result = try await record(
@@ -129,17 +128,21 @@ public final class SubscriptionLedger: Sendable {
         )
     }
 
-    /// The fact a verified StoreKit 2 submission records, or nil if the transaction lacks what an
-    /// observation needs. Audits rebuild it from the recorded text too.
+    /// The transaction observation a verified StoreKit 2 transaction gives, or nil if it lacks what
+    /// one needs (a transaction id, product id or purchase date).
+    static func transactionObservation(_ verified: VerifiedSignedData<JWSTransactionDecodedPayload>, now: Date) -> TransactionObservation? {
+        Normalizer.observation(verified.payload, fallback: Timestamp.milliseconds(now))
+    }
+
+    /// The fact a verified StoreKit 2 submission records, `transaction` being its observation
+    /// (`transactionObservation`). Audits rebuild it from the recorded text too.
     static func transactionFact(
-        userId: String, signedTransaction: String, signedRenewalInfo: String?,
-        transaction verified: VerifiedSignedData<JWSTransactionDecodedPayload>,
-        renewal: VerifiedSignedData<JWSRenewalInfoDecodedPayload>?, now: Date
-    ) -> AppleFact? {
-        guard let transaction = Normalizer.observation(verified.payload, fallback: Timestamp.milliseconds(now)) else { return nil }
-        return AppleFact(
+        userId: String, signedTransaction: String, signedRenewalInfo: String?, transaction: TransactionObservation,
+        bundleId: String?, renewal: VerifiedSignedData<JWSRenewalInfoDecodedPayload>?, now: Date
+    ) -> AppleFact {
+        AppleFact(
             raw: signedTransaction + (signedRenewalInfo.map { "\n" + $0 } ?? ""),
-            bundleId: verified.payload.bundleId,
+            bundleId: bundleId,
             userId: userId,
             transactions: [transaction],
             renewals: renewal.flatMap { Normalizer.observation($0.payload, fallback: Timestamp.milliseconds(now)) }.map { [$0] } ?? []
@@ -150,11 +153,7 @@ public final class SubscriptionLedger: Sendable {
     /// one: read only when a body fails, to say where it belongs.
     static func input(_ body: Data) -> LedgerError.Input? {
         guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else { return nil }
-        if object["signedPayload"] is String { return .notificationV2 }
-        if object["notification_type"] != nil { return .notificationV1 }
-        if object["signed_transaction"] != nil { return .transactionSubmission }
-        if object["receipt_data"] != nil { return .receiptSubmission }
-        return nil
+        return LedgerError.Input.told(byFields: object.keys)
     }
 
     /// Records an App Store Server Notification V1 after checking its password in constant time.
@@ -276,7 +275,7 @@ public final class SubscriptionLedger: Sendable {
     ) async throws -> SubmissionResult {
         let now = clock.now()
         let verified = try await LedgerMetrics.timed(metrics.transactionVerification) { try await verifier.verifyTransaction(signedTransaction, now: now) }
-        guard let transaction = Normalizer.observation(verified.payload, fallback: Timestamp.milliseconds(now)) else {
+        guard let transaction = Self.transactionObservation(verified, now: now) else {
             throw LedgerError(.malformedBody, "the signed transaction lacks a transaction id, product id or purchase date")
         }
         var renewal: VerifiedSignedData<JWSRenewalInfoDecodedPayload>?
@@ -303,12 +302,10 @@ public final class SubscriptionLedger: Sendable {
             }
             renewal = verifiedRenewal
         }
-        guard let fact = Self.transactionFact(
+        let fact = Self.transactionFact(
             userId: userId, signedTransaction: signedTransaction, signedRenewalInfo: signedRenewalInfo,
-            transaction: verified, renewal: renewal, now: now
-        ) else {
-            throw LedgerError(.malformedBody, "the signed transaction lacks a transaction id, product id or purchase date")
-        }
+            transaction: transaction, bundleId: verified.payload.bundleId, renewal: renewal, now: now
+        )
         let renewals = fact.renewals
         let chain = transaction.originalTransactionId
         let result = try await record(

@@ -10,14 +10,4 @@ extension LedgerError.Input {
         case .receiptSubmission: "/v1/apple/receipts, with an API key of scope ingest"
         }
     }
-
-    /// The input a body sent to a client endpoint is, told by a field that endpoint does not take
-    /// (`unknown`), or nil.
-    static func told(byUnknownFields unknown: [String]) -> LedgerError.Input? {
-        if unknown.contains("signedPayload") { return .notificationV2 }
-        if unknown.contains("notification_type") { return .notificationV1 }
-        if unknown.contains("signed_transaction") { return .transactionSubmission }
-        if unknown.contains("receipt_data") { return .receiptSubmission }
-        return nil
-    }
 }

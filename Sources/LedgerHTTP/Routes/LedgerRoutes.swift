@@ -279,7 +279,7 @@ public struct LedgerRoutes: Sendable {
                     let names = unknown.prefix(10).map { Self.quotedName(Problem.bounded($0, to: 64)) }.joined(separator: ", ")
                     let more = unknown.count > 10 ? " and \(unknown.count - 10) more" : ""
                     // A body meant for another endpoint (a webhook's, the other submission's) says where.
-                    let elsewhere = LedgerError.Input.told(byUnknownFields: unknown).map { "; the body is \($0.summary): post it to \($0.endpoint)" } ?? ""
+                    let elsewhere = LedgerError.Input.told(byFields: unknown).map { "; the body is \($0.summary): post it to \($0.endpoint)" } ?? ""
                     throw Problem(
                         status: .badRequest, code: "malformed_body", title: "Malformed body",
                         detail: "unknown field\(unknown.count == 1 ? "" : "s") \(names)\(more); this endpoint takes \(T.fieldNames.joined(separator: ", "))\(elsewhere)"

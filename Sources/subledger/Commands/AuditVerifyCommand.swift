@@ -33,16 +33,7 @@ struct AuditVerifyCommand: AsyncParsableCommand {
             throw ConfigOptions.exit(error)
         }
         // Read before the database is opened: a file that is not a checkpoint is the command line's fault.
-        var read = AuditCheckpoint()
-        if let checkpoint {
-            do {
-                read = try CheckpointFile.read(checkpoint).checkpoint()
-            } catch {
-                printError("Error: cannot use --checkpoint \(checkpoint): \(error.reason)")
-                throw ExitCode(64)
-            }
-        }
-        let expected = read
+        let expected = try Self.readCheckpoint(checkpoint)
         let progress = ProgressPrinter(label: "audit")
         // A failed read ends the line too, so its error starts on a fresh one.
         defer { progress.finish() }
@@ -54,7 +45,7 @@ struct AuditVerifyCommand: AsyncParsableCommand {
             progress.finish()
             let signatures = ProgressPrinter(label: "signed facts")
             defer { signatures.finish() }
-            let facts = try await Self.checkSignedFacts(store, check, total: report.events) { done in
+            let facts = try await Self.checkSignedFacts(store, check) { done in
                 signatures.update(done: done, total: report.events, unit: "events")
             }
             return (report, facts)
@@ -85,8 +76,9 @@ struct AuditVerifyCommand: AsyncParsableCommand {
         if !report.isIntact {
             print(broken)
         }
+        let differing = "\(facts.findings.count) signed fact(s) do not match Apple's signed text"
         if !facts.findings.isEmpty {
-            print("\(facts.findings.count) signed fact(s) do not match Apple's signed text")
+            print(differing)
         }
         if let writeCheckpoint {
             if report.isIntact && facts.findings.isEmpty {
@@ -99,10 +91,20 @@ struct AuditVerifyCommand: AsyncParsableCommand {
         }
         guard report.isIntact && facts.findings.isEmpty else {
             // Also where an error is looked for, when standard output goes to a file.
-            let parts = (report.isIntact ? [] : [broken])
-                + (facts.findings.isEmpty ? [] : ["\(facts.findings.count) signed fact(s) do not match Apple's signed text"])
+            let parts = (report.isIntact ? [] : [broken]) + (facts.findings.isEmpty ? [] : [differing])
             printError("Error: \(parts.joined(separator: ", and ")) (listed on standard output)")
             throw ExitCode(1)
+        }
+    }
+
+    /// The checkpoint at `path`, or an empty one without it; a file that is not a checkpoint exits 64.
+    static func readCheckpoint(_ path: String?) throws -> AuditCheckpoint {
+        guard let path else { return AuditCheckpoint() }
+        do {
+            return try CheckpointFile.read(path).checkpoint()
+        } catch {
+            printError("Error: cannot use --checkpoint \(path): \(error.reason)")
+            throw ExitCode(64)
         }
     }
 
@@ -116,7 +118,7 @@ struct AuditVerifyCommand: AsyncParsableCommand {
 
     /// Reads every event in log order and checks the signed ones.
     static func checkSignedFacts(
-        _ store: any EventStore, _ check: SignedFactCheck, total: Int, progress: @Sendable (Int) -> Void
+        _ store: any EventStore, _ check: SignedFactCheck, progress: @Sendable (Int) -> Void
     ) async throws -> SignedFacts {
         var result = SignedFacts()
         var cursor = EventCursor.start

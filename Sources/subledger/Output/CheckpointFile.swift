@@ -28,7 +28,7 @@ struct CheckpointFile: Codable, Sendable {
         written_at = date.formatted(.iso8601)
         subledger = SubledgerVersion.current
         self.events = events
-        streams = checkpoint.streams.mapValues { Stream(version: $0.version, hash: $0.hash.map { String(format: "%02x", $0) }.joined()) }
+        streams = checkpoint.streams.mapValues { Stream(version: $0.version, hash: Hex.string($0.hash)) }
     }
 
     /// The checkpoint the file holds, or why it is not one.
@@ -36,7 +36,7 @@ struct CheckpointFile: Codable, Sendable {
         guard format == Self.currentFormat else { throw Unreadable(reason: "its format is \(format), not \(Self.currentFormat)") }
         var entries: [String: AuditCheckpoint.Entry] = [:]
         for (stream, entry) in streams {
-            guard entry.version > 0, let hash = Self.bytes(hex: entry.hash), hash.count == 32 else {
+            guard entry.version > 0, let hash = Hex.bytes(entry.hash), hash.count == 32 else {
                 throw Unreadable(reason: "the entry of stream \(stream) is not a version above 0 and a 64-digit hex hash")
             }
             entries[stream] = AuditCheckpoint.Entry(version: entry.version, hash: hash)
@@ -59,19 +59,6 @@ struct CheckpointFile: Codable, Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
         try encoder.encode(self).write(to: URL(fileURLWithPath: path))
-    }
-
-    private static func bytes(hex: String) -> Data? {
-        let digits = Array(hex.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        var bytes = Data(capacity: digits.count / 2)
-        var index = 0
-        while index < digits.count {
-            guard let byte = UInt8(String(decoding: digits[index..<index + 2], as: UTF8.self), radix: 16) else { return nil }
-            bytes.append(byte)
-            index += 2
-        }
-        return bytes
     }
 
     /// Why a checkpoint file cannot be read.

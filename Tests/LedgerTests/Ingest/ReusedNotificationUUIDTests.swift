@@ -25,7 +25,7 @@ struct ReusedNotificationUUIDTests {
             // Nor does a resend with other spacing around the same signed payload.
             let payload = try #require((try JSONSerialization.jsonObject(with: bought) as? [String: Any])?["signedPayload"] as? String)
             let spaced = Data("{ \"signedPayload\" : \"\(payload)\" }\n".utf8)
-            #expect(spaced != bought)
+            try #require(spaced != bought)
             #expect(try await h.ledger.ingestNotificationV2(body: spaced, context: .init(source: "test")).isDuplicate)
             #expect(!log.lines.contains { $0.contains("recorded before with other text") }, "\(log.lines)")
 
