@@ -24,13 +24,14 @@ public enum Hex {
         guard digits.count % 2 == 0 else { return nil }
         var bytes = Data(capacity: digits.count / 2)
         for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let high = value(of: digits[index]), let low = value(of: digits[index + 1]) else { return nil }
+            guard let high = digitValue(digits[index]), let low = digitValue(digits[index + 1]) else { return nil }
             bytes.append(high << 4 | low)
         }
         return bytes
     }
 
-    private static func value(of digit: UInt8) -> UInt8? {
+    /// The value of one hex digit (either case), or nil for another byte.
+    public static func digitValue(_ digit: UInt8) -> UInt8? {
         switch digit {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
