@@ -127,8 +127,8 @@ public protocol EventStore: Sendable {
     func eventCount() async throws -> Int
 
     /// Keeps a refused webhook input in the bounded `rejections` table (the newest
-    /// `rejectionLimit` rows stay).
-    func recordRejection(source: String, code: String, detail: String, body: Data) async throws
+    /// `rejectionLimit` rows stay), with the request id it was answered with.
+    func recordRejection(source: String, code: String, detail: String, body: Data, requestID: String?) async throws
 
     /// The most recent rejections, newest first.
     func rejections(limit: Int) async throws -> [Rejection]

@@ -10,13 +10,17 @@ public struct Rejection: Sendable, Hashable {
     /// The body as received, cut to its first 64 KiB (`Rejection.bodyLimit`), with U+FFFD
     /// for a byte that is not UTF-8 and for NUL (which neither store's text keeps).
     public var body: String
+    /// The request id the refusal was answered with (`X-Request-ID`), which its log lines carry;
+    /// nil for a refusal kept before the store had the column.
+    public var requestID: String?
 
     /// Creates a rejection record.
-    public init(receivedAt: Date, source: String, code: String, detail: String, body: String) {
+    public init(receivedAt: Date, source: String, code: String, detail: String, body: String, requestID: String? = nil) {
         self.receivedAt = receivedAt
         self.source = source
         self.code = code
         self.detail = detail
         self.body = body
+        self.requestID = requestID
     }
 }

@@ -886,12 +886,13 @@ public final class PostgresEventStore: EventStore {
         }
     }
 
-    public func recordRejection(source: String, code: String, detail: String, body: Data) async throws {
+    public func recordRejection(source: String, code: String, detail: String, body: Data, requestID: String?) async throws {
         var binds = PostgresBindings()
         binds.append(Rejection.storedText(source))
         binds.append(Rejection.storedText(code))
         binds.append(Rejection.storedText(detail))
         binds.append(Rejection.storedBody(body))
+        binds.append(requestID.map(Rejection.storedText))
         try await leased { connection in
             var inserted: Int64 = 0
             for try await id in try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.insertRejection, binds: binds), logger: logger).decode(Int64.self) {
@@ -917,10 +918,12 @@ public final class PostgresEventStore: EventStore {
         binds.append(Int64(limit))
         return try await leased { connection in
             var rejections: [Rejection] = []
-            for try await (micros, source, code, detail, body) in try await connection.query(
+            for try await (micros, source, code, detail, body, requestID) in try await connection.query(
                 PostgresQuery(unsafeSQL: PostgresSQL.recentRejections, binds: binds), logger: logger
-            ).decode((Int64, String, String, String, String).self) {
-                rejections.append(Rejection(receivedAt: Timestamp.date(micros: micros), source: source, code: code, detail: detail, body: body))
+            ).decode((Int64, String, String, String, String, String?).self) {
+                rejections.append(Rejection(
+                    receivedAt: Timestamp.date(micros: micros), source: source, code: code, detail: detail, body: body, requestID: requestID
+                ))
             }
             return rejections
         }

@@ -298,10 +298,12 @@ enum PostgresSQL {
 
     static let recordMigration = "INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)"
 
-    static let insertRejection = "INSERT INTO rejections (source, code, detail, body) VALUES ($1, $2, $3, $4) RETURNING id"
+    static let insertRejection = """
+        INSERT INTO rejections (source, code, detail, body, request_id) VALUES ($1, $2, $3, $4, $5) RETURNING id
+        """
     static let trimRejections = "DELETE FROM rejections WHERE id <= $1"
     static let recentRejections = """
-        SELECT (extract(epoch FROM received_at) * 1000000)::int8, source, code, detail, body
+        SELECT (extract(epoch FROM received_at) * 1000000)::int8, source, code, detail, body, request_id
         FROM rejections ORDER BY id DESC LIMIT $1
         """
 

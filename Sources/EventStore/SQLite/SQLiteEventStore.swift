@@ -433,13 +433,13 @@ public final class SQLiteEventStore: EventStore {
         }
     }
 
-    public func recordRejection(source: String, code: String, detail: String, body: Data) async throws {
+    public func recordRejection(source: String, code: String, detail: String, body: Data, requestID: String?) async throws {
         let stamp = Int(Timestamp.micros(now()))
         let text = Rejection.storedBody(body)
         try await writeTransaction {
             let rows = try await writer.query(SQLiteSQL.insertRejection, [
                 .integer(stamp), .text(Rejection.storedText(source)), .text(Rejection.storedText(code)),
-                .text(Rejection.storedText(detail)), .text(text),
+                .text(Rejection.storedText(detail)), .text(text), requestID.map { .text(Rejection.storedText($0)) } ?? .null,
             ])
             if let id = rows.first?.column("id")?.integer, id > rejectionLimit {
                 _ = try await writer.query(SQLiteSQL.trimRejections, [.integer(id - rejectionLimit)])
@@ -455,7 +455,8 @@ public final class SQLiteEventStore: EventStore {
                     source: row.column("source")?.string ?? "",
                     code: row.column("code")?.string ?? "",
                     detail: row.column("detail")?.string ?? "",
-                    body: row.column("body")?.string ?? ""
+                    body: row.column("body")?.string ?? "",
+                    requestID: row.column("request_id")?.string
                 )
             }
         }

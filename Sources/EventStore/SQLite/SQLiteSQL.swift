@@ -132,10 +132,10 @@ enum SQLiteSQL {
     ]
 
     static let insertRejection = """
-        INSERT INTO rejections (received_at, source, code, detail, body) VALUES (?1, ?2, ?3, ?4, ?5) RETURNING id
+        INSERT INTO rejections (received_at, source, code, detail, body, request_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING id
         """
     static let trimRejections = "DELETE FROM rejections WHERE id <= ?1"
-    static let recentRejections = "SELECT received_at, source, code, detail, body FROM rejections ORDER BY id DESC LIMIT ?1"
+    static let recentRejections = "SELECT received_at, source, code, detail, body, request_id FROM rejections ORDER BY id DESC LIMIT ?1"
 
     static let createMigrationsTable = """
         CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -202,7 +202,9 @@ public struct LedgerRoutes: Sendable {
             var problem = await schema.refine(Problem(error))
             if (400..<500).contains(problem.statusCode) {
                 do {
-                    try await ledger.store.recordRejection(source: source, code: problem.code, detail: problem.detail, body: kept(body))
+                    try await ledger.store.recordRejection(
+                        source: source, code: problem.code, detail: problem.detail, body: kept(body), requestID: context.requestID
+                    )
                 } catch {
                     // Not kept, the refusal would leave no trace but this line. When the store is down
                     // or lacks its tables (--no-migrate), the answer is its 503 instead, as for every

@@ -11,6 +11,9 @@ struct RejectionListBody: ResponseEncodable, Sendable {
         var code: String
         var detail: String
         var body: String
+        /// The request id the refusal was answered with, to find its log lines; null for one
+        /// kept before the store recorded it.
+        @Nullable var request_id: String?
     }
 
     var rejections: [Entry]
@@ -19,7 +22,7 @@ struct RejectionListBody: ResponseEncodable, Sendable {
 extension RejectionListBody {
     init(_ rejections: [Rejection]) {
         self.init(rejections: rejections.map {
-            Entry(received_at: APIDate.string($0.receivedAt), source: $0.source, code: $0.code, detail: $0.detail, body: $0.body)
+            Entry(received_at: APIDate.string($0.receivedAt), source: $0.source, code: $0.code, detail: $0.detail, body: $0.body, request_id: $0.requestID)
         })
     }
 }

@@ -15,12 +15,16 @@ struct RejectionContractTests {
             // then a hundred more go through the store, which must trim the oldest.
             try await Self.seed(rejectionLimit, into: fixture)
             for index in 0..<100 {
-                try await fixture.store.recordRejection(source: "POST /hook", code: "invalid_signature", detail: "new-\(index)", body: Data("{}".utf8))
+                try await fixture.store.recordRejection(source: "POST /hook", code: "invalid_signature", detail: "new-\(index)", body: Data("{}".utf8), requestID: "r-\(index)")
             }
             let kept = try await fixture.store.rejections(limit: rejectionLimit + 100)
             #expect(kept.count == rejectionLimit)
             #expect(kept.first?.detail == "new-99")
             #expect(kept.last?.detail == "seed-100")
+            // Each keeps the request id it was answered with; rows written without one (as before
+            // the column existed) read back as nil.
+            #expect(kept.first?.requestID == "r-99")
+            #expect(kept.last?.requestID == nil)
             #expect(try await fixture.store.rejections(limit: 2).map(\.detail) == ["new-99", "new-98"])
         }
     }
@@ -32,7 +36,7 @@ struct RejectionContractTests {
     func aRejectionWithNULOrInvalidUTF8IsStillKept(_ dialect: StorageDialect) async throws {
         try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
             let body = Data(#"{"bid":""#.utf8) + Data([0x00, 0xFF]) + Data(#""}"#.utf8)
-            try await fixture.store.recordRejection(source: "POST /hook", code: "unknown_app", detail: "bundle id \u{0} is not configured", body: body)
+            try await fixture.store.recordRejection(source: "POST /hook", code: "unknown_app", detail: "bundle id \u{0} is not configured", body: body, requestID: nil)
             let kept = try #require(try await fixture.store.rejections(limit: 1).first)
             #expect(kept.code == "unknown_app")
             #expect(kept.detail == "bundle id \u{FFFD} is not configured")
@@ -46,7 +50,7 @@ struct RejectionContractTests {
     func onlyTheStartOfALongRefusedBodyIsKept(_ dialect: StorageDialect) async throws {
         try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
             let body = Data(repeating: UInt8(ascii: "x"), count: 1 << 20)
-            try await fixture.store.recordRejection(source: "POST /hook", code: "invalid_format", detail: "too long", body: body)
+            try await fixture.store.recordRejection(source: "POST /hook", code: "invalid_format", detail: "too long", body: body, requestID: nil)
             let kept = try #require(try await fixture.store.rejections(limit: 1).first)
             #expect(kept.body.utf8.count == 64 << 10)
         }

@@ -464,8 +464,11 @@ struct APIEndToEndTests {
             // None yet: an empty list, not an error.
             #expect((try h.object(try await h.request(.get, "/v1/rejections", key: H.adminKey))["rejections"] as? [Any])?.isEmpty == true)
             let forged = try TestPKI().signNotification(type: .subscribed, bundleId: H.bundleId, signedDate: Day.apple(0))
-            _ = try await h.request(.post, "/v1/apple/notifications/v2", json: #"{"signedPayload":"\#(forged)"}"#)
-            _ = try await h.request(.post, "/v1/apple/notifications/v1", json: #"{"notification_type":"DID_RENEW","password":"guess","bid":"com.example.app","environment":"Sandbox"}"#)
+            let v2 = try await h.request(.post, "/v1/apple/notifications/v2", json: #"{"signedPayload":"\#(forged)"}"#)
+            let v1 = try await h.request(
+                .post, "/v1/apple/notifications/v1", json: #"{"notification_type":"DID_RENEW","password":"guess","bid":"com.example.app","environment":"Sandbox"}"#,
+                headers: [HTTPField.Name("X-Request-ID")!: "hook-retry-7"]
+            )
             let listed = try await h.request(.get, "/v1/rejections", key: H.adminKey)
             #expect(listed.status == .ok)
             let rejections = try #require(try h.object(listed)["rejections"] as? [[String: Any]])
@@ -475,6 +478,11 @@ struct APIEndToEndTests {
             #expect(rejections[1]["body"] as? String == #"{"signedPayload":"\#(forged)"}"#)
             #expect((rejections[0]["received_at"] as? String)?.hasSuffix("Z") == true)
             #expect(rejections.allSatisfy { ($0["detail"] as? String)?.isEmpty == false })
+            // Each row names the request id its sender was answered with, offered or made, so it
+            // leads to the refusal's log lines.
+            let answered = try [v1, v2].map { try #require($0.headers[HTTPField.Name("X-Request-ID")!]) }
+            #expect(answered[0] == "hook-retry-7")
+            #expect(rejections.map { $0["request_id"] as? String } == answered)
             let one = try await h.request(.get, "/v1/rejections?limit=1", key: H.adminKey)
             #expect((try h.object(one)["rejections"] as? [Any])?.count == 1)
             #expect(try await h.request(.get, "/v1/rejections", key: H.readKey).status == .forbidden)

@@ -280,7 +280,7 @@ struct ServeProcessTests {
                 #expect(result.status == 1, "\(command)")
                 // replay --check needs every migration; the others only the event tables, and say so.
                 let needed = command == ["replay", "--check"]
-                    ? "lacks 2 migration(s) this build needs (0001_events.sql, 0002_rejections.sql)"
+                    ? "lacks 3 migration(s) this build needs (0001_events.sql, 0002_rejections.sql, 0003_rejections_request_id.sql)"
                     : "has no event tables (migration 0001_events.sql), which \(command.joined(separator: " ")) reads"
                 #expect(result.stderr.contains(needed), "\(result.stderr)")
                 #expect(result.stderr.contains("run subledger migrate before \(command.joined(separator: " "))"), "\(result.stderr)")
@@ -347,7 +347,7 @@ struct ServeProcessTests {
                 let early = try await httpRequest(url, bearer: TestAPIKey.secret, method: method, json: body)
                 #expect(early.status == 503, "\(method) \(url): \(early.body)")
                 #expect(early.body.contains(#""code":"storage_unavailable""#), "\(early.body)")
-                #expect(early.body.contains("lacks 2 migration(s) this build needs (0001_events.sql, 0002_rejections.sql); run subledger migrate"), "\(early.body)")
+                #expect(early.body.contains("lacks 3 migration(s) this build needs (0001_events.sql, 0002_rejections.sql, 0003_rejections_request_id.sql); run subledger migrate"), "\(early.body)")
             }
             // Apple's webhook too, so Apple retries it, and its ingest is counted as answered.
             let v1 = Data("""
@@ -382,7 +382,7 @@ struct ServeProcessTests {
             #expect(try await server.waitForExit() == 0)
             // The log said so at start, naming what the database lacked.
             #expect(server.standardError.contains("the database lacks migrations"), "\(server.standardError)")
-            #expect(server.standardError.contains("0001_events.sql, 0002_rejections.sql"), "\(server.standardError)")
+            #expect(server.standardError.contains("0001_events.sql, 0002_rejections.sql, 0003_rejections_request_id.sql"), "\(server.standardError)")
         }
     }
 
