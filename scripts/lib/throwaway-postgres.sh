@@ -4,6 +4,10 @@
 # subledger_test, export SUBLEDGER_TEST_POSTGRES_URL, PG_BIN and PG_PORT, and stop it on exit.
 # On Debian, as root, a missing initdb is installed with apt-get. Returns 1 if PostgreSQL is unavailable.
 # PG_SERVER_OPTS adds server options to the start (e.g. "-c shared_buffers=2GB").
+# PG_TLS=1 (scripts/test) also turns TLS on, with a throwaway CA and a certificate for 127.0.0.1 made
+# by openssl, and exports the CA's file as SUBLEDGER_TEST_POSTGRES_CA. Clients that do not ask for TLS
+# are served as before; the benchmarks leave it off, since pgbench (libpq's sslmode=prefer) would
+# then pay for TLS.
 
 pg_log() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
 
@@ -19,7 +23,7 @@ install_postgres() {
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
     pg_log "initdb not found: installing postgresql with apt-get"
     DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql postgresql-contrib >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql postgresql-contrib openssl >/dev/null
   fi
 }
 
@@ -40,6 +44,29 @@ run_pg() {
   else
     "$@"
   fi
+}
+
+# Makes a CA and a server certificate for 127.0.0.1 in $1 (readable by PostgreSQL) and prints the
+# server options that turn TLS on with them. Returns 1 without openssl.
+make_throwaway_tls() {
+  local dir=$1
+  command -v openssl >/dev/null 2>&1 || return 1
+  mkdir -p "$dir"
+  (
+    cd "$dir"
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 3 \
+      -subj "/CN=subledger throwaway test CA" -addext "basicConstraints=critical,CA:TRUE" \
+      -addext "keyUsage=critical,keyCertSign,cRLSign" -keyout ca.key -out ca.pem
+    openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=127.0.0.1" \
+      -keyout server.key -out server.csr
+    printf '%s\n' "subjectAltName=IP:127.0.0.1,DNS:localhost" "basicConstraints=critical,CA:FALSE" \
+      "keyUsage=critical,digitalSignature" "extendedKeyUsage=serverAuth" >server.ext
+    openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 3 \
+      -extfile server.ext -out server.pem
+    chmod 600 server.key ca.key
+  ) >"$dir/openssl.log" 2>&1 || { cat "$dir/openssl.log" >&2; return 1; }
+  if [ "$(id -u)" = "0" ]; then chown -R postgres "$dir"; fi
+  printf -- '-c ssl=on -c ssl_cert_file=%s -c ssl_key_file=%s' "$dir/server.pem" "$dir/server.key"
 }
 
 stop_throwaway_postgres() {
@@ -64,14 +91,23 @@ start_throwaway_postgres() {
   PG_PORT=$(free_port)
   run_pg "$PG_BIN/initdb" -D "$PG_DATA_ROOT/data" -U subledger --auth=trust -E UTF8 --no-locale \
     >"$PG_DATA_ROOT/initdb.log" 2>&1 || { cat "$PG_DATA_ROOT/initdb.log" >&2; return 1; }
+  local tls_opts=""
+  if [ "${PG_TLS:-}" = "1" ]; then
+    if tls_opts=$(make_throwaway_tls "$PG_DATA_ROOT/tls"); then
+      export SUBLEDGER_TEST_POSTGRES_CA="$PG_DATA_ROOT/tls/ca.pem"
+    else
+      tls_opts=""
+      pg_log "openssl not available: PostgreSQL runs without TLS, so the test over TLS cannot run"
+    fi
+  fi
   # Swift Testing runs the PostgreSQL tests at once, each with its own pool (up to 10 connections)
   # and schema: a run was seen at 205 connections, past the default limit, and the tests that could
   # not connect failed with storage_unavailable. 500 leaves room.
   run_pg "$PG_BIN/pg_ctl" -D "$PG_DATA_ROOT/data" -l "$PG_DATA_ROOT/server.log" -w \
-    -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $PG_DATA_ROOT -c max_connections=500 ${PG_SERVER_OPTS:-}" start >/dev/null \
+    -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $PG_DATA_ROOT -c max_connections=500 $tls_opts ${PG_SERVER_OPTS:-}" start >/dev/null \
     || { cat "$PG_DATA_ROOT/server.log" >&2; return 1; }
   run_pg "$PG_BIN/createdb" -h 127.0.0.1 -p "$PG_PORT" -U subledger subledger_test
   export PG_BIN PG_PORT
   export SUBLEDGER_TEST_POSTGRES_URL="postgres://subledger@127.0.0.1:$PG_PORT/subledger_test"
-  pg_log "PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $3}') on 127.0.0.1:$PG_PORT"
+  pg_log "PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $3}') on 127.0.0.1:$PG_PORT${tls_opts:+, TLS on}"
 }
