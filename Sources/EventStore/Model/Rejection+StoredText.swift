@@ -15,9 +15,19 @@ extension Rejection {
         return String(String.UnicodeScalarView(text.unicodeScalars.map { $0 == "\u{0}" ? "\u{FFFD}" : $0 }))
     }
 
-    /// A refused body as kept: its first `bodyLimit` bytes as UTF-8, a byte that is not UTF-8 and a
-    /// NUL both as U+FFFD.
+    /// A refused body as kept: its start as UTF-8, a byte that is not UTF-8 and a NUL both as
+    /// U+FFFD, at most `bodyLimit` bytes of text. Cut again after the conversion: U+FFFD takes three
+    /// bytes, so 64 KiB of bytes that are not UTF-8 became 192 KiB of text, three times the bound.
     static func storedBody(_ body: Data) -> String {
-        storedText(String(decoding: body.prefix(bodyLimit), as: UTF8.self))
+        let text = storedText(String(decoding: body.prefix(bodyLimit), as: UTF8.self))
+        guard text.utf8.count > bodyLimit else { return text }
+        var kept = String.UnicodeScalarView()
+        var size = 0
+        for scalar in text.unicodeScalars {
+            size += UTF8.width(scalar)
+            if size > bodyLimit { break }
+            kept.append(scalar)
+        }
+        return String(kept)
     }
 }

@@ -7,8 +7,8 @@ public struct Rejection: Sendable, Hashable {
     /// The stable error code it was refused with.
     public var code: String
     public var detail: String
-    /// The body as received, cut to its first 64 KiB (`Rejection.bodyLimit`), with U+FFFD
-    /// for a byte that is not UTF-8 and for NUL (which neither store's text keeps).
+    /// The body as received, with U+FFFD for a byte that is not UTF-8 and for NUL (which neither
+    /// store's text keeps), cut to at most 64 KiB of text (`Rejection.bodyLimit`).
     public var body: String
     /// The request id the refusal was answered with (`X-Request-ID`), which its log lines carry;
     /// nil for a refusal kept before the store had the column.

@@ -56,6 +56,22 @@ struct RejectionContractTests {
         }
     }
 
+    /// U+FFFD takes three bytes, so bytes that are not UTF-8 grow as they are kept; the bound is on
+    /// what is kept (a security walkthrough stored 192 KiB a row from 64 KiB of 0xFF, about 1.9 GiB
+    /// in the full table instead of the documented 640 MiB).
+    @Test(arguments: TestDatabases.dialects)
+    func aRefusedBodyOfBytesThatAreNotUTF8IsKeptWithinTheSameBound(_ dialect: StorageDialect) async throws {
+        try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
+            try await fixture.store.recordRejection(
+                source: "POST /hook", code: "malformed_body", detail: "not UTF-8", body: Data(repeating: 0xFF, count: 1 << 20), requestID: nil
+            )
+            let kept = try #require(try await fixture.store.rejections(limit: 1).first)
+            // Whole replacement characters only: 21,845 of them fill 65,535 of the 65,536 bytes.
+            #expect(kept.body.utf8.count == 65_535)
+            #expect(kept.body.unicodeScalars.allSatisfy { $0 == "\u{FFFD}" })
+        }
+    }
+
     /// Inserts `count` rejections with details `seed-0`... in one statement.
     static func seed(_ count: Int, into fixture: StoreFixture) async throws {
         switch fixture.dialect {
