@@ -6,7 +6,7 @@ import NIOHTTP1
 import NIOHTTPTypes
 
 /// Answers a request head the HTTP parser refuses with a problem+json error, then ends the
-/// connection.
+/// connection; a `CONNECT` head likewise, since this server is not a proxy.
 ///
 /// Such a head never reaches a route, so without this the HTTP stack answered a bare 400 with no
 /// body. A head that follows requests still being answered (pipelined) is answered after them, and
@@ -14,6 +14,10 @@ import NIOHTTPTypes
 /// parser error inside a request's body goes on to that request's handler, which answers it, unless
 /// the request was answered already (an early 413): then the connection just ends, since one request
 /// gets one answer. Bytes after a request that asked to close get no answer at all.
+///
+/// `CONNECT` parses, but its answer went out as a 404 without its body (HTTP/1.1 gives a response to
+/// CONNECT no body framing) and the parser, taking what followed for a tunnel's bytes, read no more
+/// requests, so a pipelined request hung until the idle timeout.
 final class UnparsableHeadHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -24,7 +28,7 @@ final class UnparsableHeadHandler: ChannelDuplexHandler, RemovableChannelHandler
         /// Reading requests.
         case reading
         /// A head was refused; its answer waits for the responses to the requests before it.
-        case waiting(HTTPParserError)
+        case waiting(Problem, log: String)
         /// The answer is written: what the client still sends is read and dropped.
         case answered
     }
@@ -41,7 +45,14 @@ final class UnparsableHeadHandler: ChannelDuplexHandler, RemovableChannelHandler
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard case .reading = state else {
+            // A head was refused: it, and whatever follows it, is no request of the router's.
+            return
+        }
         switch unwrapInboundIn(data) {
+        case .head(let head) where head.method == .connect:
+            refuse(Self.connectProblem, log: "refused a CONNECT request: this server is not a proxy", context: context)
+            return
         case .head: headsRead += 1
         case .end: endsRead += 1
         case .body: break
@@ -56,8 +67,8 @@ final class UnparsableHeadHandler: ChannelDuplexHandler, RemovableChannelHandler
         }
         responsesSent += 1
         context.write(data, promise: promise)
-        if case .waiting(let error) = state, responsesSent == headsRead {
-            answer(error, context: context)
+        if case .waiting(let problem, let log) = state, responsesSent == headsRead {
+            answer(problem, log: log, context: context)
         }
     }
 
@@ -93,24 +104,28 @@ final class UnparsableHeadHandler: ChannelDuplexHandler, RemovableChannelHandler
             }
             return
         }
+        refuse(Self.problem(for: parserError), log: "refused a request head the HTTP parser could not read", context: context)
+    }
+
+    /// Answers `problem` once the requests before it are answered.
+    private func refuse(_ problem: Problem, log: String, context: ChannelHandlerContext) {
         if responsesSent == headsRead {
-            answer(parserError, context: context)
+            answer(problem, log: log, context: context)
         } else {
-            state = .waiting(parserError)
+            state = .waiting(problem, log: log)
         }
     }
 
     /// Writes the problem and closes the connection's output, as Hummingbird does after its own parse
     /// errors; the client's close (or the idle timeout) ends the connection, and bytes it is still
     /// sending meanwhile are read and dropped.
-    private func answer(_ error: HTTPParserError, context: ChannelHandlerContext) {
+    private func answer(_ problem: Problem, log: String, context: ChannelHandlerContext) {
         state = .answered
-        let problem = Self.problem(for: error)
         // Every response carries a request id, made as `RequestIDMiddleware` makes one for a request
         // that offers none; this one had no readable header to offer it.
         let requestID = RequestID().description
         logger.info(
-            "refused a request head the HTTP parser could not read",
+            "\(log)",
             metadata: [
                 // As every refused request's line: the code and the words the client was told.
                 "request_id": "\(requestID)", "code": "\(problem.code)", "error": "\(problem.code): \(problem.detail)",
@@ -118,13 +133,17 @@ final class UnparsableHeadHandler: ChannelDuplexHandler, RemovableChannelHandler
             ]
         )
         let body = (try? problem.encodedBody()) ?? ByteBuffer()
-        let head = HTTPResponse(
+        var head = HTTPResponse(
             status: problem.status,
             headerFields: [
                 .contentType: Problem.contentType, .contentLength: "\(body.readableBytes)", .connection: "close",
                 .requestID: requestID,
             ]
         )
+        if problem.status == .methodNotAllowed {
+            // Required in a 405; empty, as no method is served for a tunnel's target (RFC 9110 §10.2.1).
+            head.headerFields[.allow] = ""
+        }
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(body)), promise: nil)
         let channel = context.channel
@@ -132,6 +151,12 @@ final class UnparsableHeadHandler: ChannelDuplexHandler, RemovableChannelHandler
             channel.close(mode: .output).whenFailure { _ in channel.close(promise: nil) }
         }
     }
+
+    /// 405 for `CONNECT`, which asks for a tunnel to another host.
+    static let connectProblem = Problem(
+        status: .methodNotAllowed, code: "method_not_allowed", title: "Method not allowed",
+        detail: "CONNECT asks for a tunnel to another host, which this server does not offer: it is not a proxy"
+    )
 
     /// 431 for a head over the parser's size limits, 400 for anything else that is not HTTP/1.1.
     ///

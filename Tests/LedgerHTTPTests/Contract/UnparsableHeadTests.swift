@@ -117,6 +117,31 @@ struct UnparsableHeadTests {
         }
     }
 
+    /// `CONNECT` asks for a tunnel, which the server does not offer: 405 with an empty `Allow`, and
+    /// the connection closes, whether the CONNECT comes first or behind a request (which is
+    /// answered first). Before, it got a 404 and the parser took the next request for tunnel bytes,
+    /// so that request hung until the idle timeout. (NIO frames every answer to CONNECT without a
+    /// body, so the problem's code is in the log, not the answer.)
+    @Test(arguments: [
+        ("first", "CONNECT evil:443 HTTP/1.1\r\nHost: evil:443\r\n\r\nGET /health HTTP/1.1\r\nHost: x\r\n\r\n"),
+        ("behind a request", "GET /health HTTP/1.1\r\nHost: x\r\n\r\nCONNECT evil:443 HTTP/1.1\r\nHost: evil:443\r\n\r\n"),
+    ])
+    func connectIsRefusedAndTheConnectionCloses(_ what: String, _ bytes: String) async throws {
+        try await RawConnection.withServer(idleTimeout: .seconds(30), requestTimeout: .seconds(60)) { channel, _, _ in
+            let answers = ReadRecorder()
+            try await channel.pipeline.addHandler(answers).get()
+            try await channel.writeAndFlush(ByteBuffer(string: bytes)).get()
+            #expect(try await RawConnection.closes(channel, within: .seconds(10)), "\(what): the connection stayed open")
+            let text = answers.text
+            let heads = text.components(separatedBy: "HTTP/1.1 ").dropFirst()
+            let expected = what == "first" ? ["405"] : ["200", "405"]
+            #expect(heads.map { String($0.prefix(3)) } == expected, "\(what): \(text)")
+            let refusal = try #require(heads.last).lowercased()
+            #expect(refusal.contains("connection: close"), "\(what): \(text)")
+            #expect(refusal.contains("\r\nallow: \r\n"), "\(what): \(text)")
+        }
+    }
+
     /// A client that closes its side in the middle of a head can still read: it gets the problem.
     @Test func aHeadCutShortByTheClientsCloseIsAnswered() async throws {
         try await RawConnection.withServer(idleTimeout: .seconds(30), requestTimeout: .seconds(60)) { channel, _, _ in
