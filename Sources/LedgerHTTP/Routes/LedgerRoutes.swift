@@ -446,8 +446,13 @@ public struct LedgerRoutes: Sendable {
     /// Streams every event after `after` as one JSON object per line, until caught up. The first page
     /// is read before the answer starts, so a database that cannot be reached is a 503 problem, not
     /// a 200 cut short.
+    ///
+    /// What a stream holds is bounded by `ndjsonPage` events read and `ndjsonChunk` bytes encoded:
+    /// a write waits while the connection cannot take more, and the next page is read only after.
+    /// With pages of 500 encoded whole, a reader that took nothing held about 28 MB of a feed of
+    /// Apple-sized events until the stall timeout (security walkthrough).
     static func ndjson(ledger: SubscriptionLedger, after: EventCursor) async throws -> Response {
-        let first = try await ledger.events(after: after, limit: 500)
+        let first = try await ledger.events(after: after, limit: ndjsonPage)
         let body = ResponseBody { writer in
             let encoder = LedgerRequestContext.jsonEncoder
             var page = first
@@ -456,12 +461,21 @@ public struct LedgerRoutes: Sendable {
                 for event in page.events {
                     buffer.writeBytes(try encoder.encode(EventBody(event)))
                     buffer.writeInteger(UInt8(ascii: "\n"))
+                    if buffer.readableBytes >= ndjsonChunk {
+                        try await writer.write(buffer)
+                        buffer = ByteBuffer()
+                    }
                 }
-                try await writer.write(buffer)
-                page = try await ledger.events(after: page.next, limit: 500)
+                if buffer.readableBytes > 0 { try await writer.write(buffer) }
+                page = try await ledger.events(after: page.next, limit: ndjsonPage)
             }
             try await writer.finish(nil)
         }
         return Response(status: .ok, headers: [.contentType: "application/x-ndjson"], body: body)
     }
+
+    /// Events the NDJSON stream reads at a time (an Apple notification's event is about 20 KB).
+    static let ndjsonPage = 50
+    /// Encoded lines the NDJSON stream gathers before it writes them.
+    static let ndjsonChunk = 64 << 10
 }

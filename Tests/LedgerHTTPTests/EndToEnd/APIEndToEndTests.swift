@@ -10,6 +10,8 @@ import NIOCore
 import Synchronization
 import Testing
 
+@testable import LedgerHTTP
+
 /// The HTTP contract, driven over loopback against SQLite and PostgreSQL with signed inputs.
 @Suite("HTTP API end to end")
 struct APIEndToEndTests {
@@ -1025,6 +1027,28 @@ struct APIEndToEndTests {
                 // Every key is present, a missing dedupe key as null.
                 #expect(event?.keys.contains("dedupe_key") == true)
             }
+        }
+    }
+
+    /// The stream reads the log a page at a time and writes a page in chunks (so a stalled reader
+    /// holds little): across many of both, every event comes once, in the paged feed's order.
+    @Test(arguments: TestDatabases.dialects)
+    func theNDJSONStreamCarriesEveryEventOnceAcrossPagesAndChunks(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect) { h in
+            for index in 0..<130 {
+                let id = "\(5000 + index)"
+                _ = try await h.notify(.subscribed, .initialBuy, transaction: H.transaction(id, original: id, purchased: 0, expires: 30), at: 0)
+            }
+            let total = try await readLog(h.store, atLeast: 130).events.count
+            #expect(total > 2 * LedgerRoutes.ndjsonPage)
+            let paged = try #require(try h.object(try await h.request(.get, "/v1/events?limit=1000", key: H.readKey))["events"] as? [[String: Any]])
+            let stream = try await h.request(.get, "/v1/events", key: H.readKey, headers: [.accept: "application/x-ndjson"])
+            #expect(stream.body.readableBytes > 2 * LedgerRoutes.ndjsonChunk)
+            let streamed = try String(buffer: stream.body).split(separator: "\n").map {
+                try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+            }
+            #expect(streamed.count == total)
+            #expect(streamed.map { $0["event_id"] as? String } == paged.map { $0["event_id"] as? String })
         }
     }
 
