@@ -109,6 +109,15 @@ struct APIDateTests {
         for text in ["0001-01-01T00:00:00Z", "9999-12-31T23:59:59.999Z", "0001-01-01T18:00:00+18:00"] {
             #expect(APIDate.parse(text) != nil, "\(text)")
         }
+        // A `Date` holds about 30 µs there, so these round up into year 10000 (security walkthrough:
+        // they were refused as out of range while .9999 was taken); each is the last second's, and
+        // names a moment in it.
+        for text in ["9999-12-31T23:59:59.99999Z", "9999-12-31T23:59:59.999999Z", "9999-12-31T23:59:59.999999999Z", "9999-12-31T21:59:59.99999-02:00"] {
+            let date = APIDate.parse(text)
+            #expect(date.map(APIDate.string)?.hasPrefix("9999-12-31T23:59:59.99") == true, "\(text): \(String(describing: date))")
+        }
+        // Past the last second, the fraction's rounding is not what put it out of range.
+        #expect(APIDate.parse("9999-12-31T22:59:59.99999-01:01") == nil)
     }
 
     @Test func aMillisecondTheStyleTruncatedIsWrittenAsSent() {
