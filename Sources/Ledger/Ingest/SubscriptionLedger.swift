@@ -58,10 +58,12 @@ public final class SubscriptionLedger: Sendable {
         let verified: VerifiedNotification
         do {
             verified = try await LedgerMetrics.timed(metrics.notificationVerification) { try await verifier.verifyNotificationBody(body, now: now) }
-        } catch let error as AppStoreError where error.code == .malformedBody || error.code == .inputTooLarge {
+        } catch let error as AppStoreError where error.code == .malformedBody {
             // A V1 body posted here (a webhook URL set up for the wrong version) or a client's
-            // submission says so, as the V1 endpoint does for the others.
-            if let other = Self.input(body), other != .notificationV2 {
+            // submission says so, as the V1 endpoint does for the others; but a text that is not
+            // JSON is told that first, as everywhere. A body over the size limit (`input_too_large`)
+            // is not parsed at all: anyone can post here.
+            if JSONSyntaxFault.findAccepting(body) == nil, let other = Self.input(body), other != .notificationV2 {
                 throw LedgerError(.malformedBody, "the body is \(other.summary)", belongsTo: other)
             }
             throw error
