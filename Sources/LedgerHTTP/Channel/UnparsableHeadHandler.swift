@@ -53,7 +53,12 @@ final class UnparsableHeadHandler: ChannelDuplexHandler, RemovableChannelHandler
         case .head(let head) where head.method == .connect:
             refuse(Self.connectProblem, log: "refused a CONNECT request: this server is not a proxy", context: context)
             return
-        case .head: headsRead += 1
+        case .head(let head):
+            if let codings = Self.codingsBesidesChunked(head.headerFields) {
+                refuse(Self.transferCodingProblem(codings), log: "refused a request head the HTTP parser could not read", context: context)
+                return
+            }
+            headsRead += 1
         case .end: endsRead += 1
         case .body: break
         }
@@ -157,6 +162,26 @@ final class UnparsableHeadHandler: ChannelDuplexHandler, RemovableChannelHandler
         status: .methodNotAllowed, code: "method_not_allowed", title: "Method not allowed",
         detail: "CONNECT asks for a tunnel to another host, which this server does not offer: it is not a proxy"
     )
+
+    /// The transfer codings a request applies besides `chunked`, or nil if it applies none (or has
+    /// no Transfer-Encoding). The parser takes any list ending in `chunked` and decodes only that, so
+    /// a `gzip, chunked` body reached a route still compressed; one not ending in it failed only in
+    /// the body.
+    static func codingsBesidesChunked(_ fields: HTTPFields) -> String? {
+        let values = fields[values: .transferEncoding]
+        guard !values.isEmpty else { return nil }
+        let codings = values.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        guard codings != ["chunked"] else { return nil }
+        return codings.filter { $0 != "chunked" }.joined(separator: ", ")
+    }
+
+    /// 400, as for a coding the parser itself refuses (one that does not end in `chunked`).
+    static func transferCodingProblem(_ codings: String) -> Problem {
+        Problem(
+            status: .badRequest, code: "malformed_request", title: "Malformed request",
+            detail: "the request's Transfer-Encoding applies \(codings), which the server does not decode: send the body as it is, with Content-Length or Transfer-Encoding: chunked alone"
+        )
+    }
 
     /// 431 for a head over the parser's size limits, 400 for anything else that is not HTTP/1.1.
     ///
