@@ -173,7 +173,16 @@ extension SubscriptionLedger {
         guard !reason.unicodeScalars.contains(where: { ($0.value < 0x20 || $0.value == 0x7F) && !allowed.contains($0) }) else {
             throw LedgerError(.malformedBody, "reason must not contain control characters other than tabs and line breaks")
         }
+        // Each grant's reason is in the user's document, which every read of the user loads: a
+        // reason of a million characters made one user's grants list 1.9 MB (security walkthrough).
+        let count = reason.unicodeScalars.count
+        guard count <= maximumReasonLength else {
+            throw LedgerError(.malformedBody, "reason has \(count) characters; at most \(maximumReasonLength) are taken (say why, and keep the rest, a ticket's text, where the ticket is)")
+        }
     }
+
+    /// The most characters (Unicode scalars) a grant's or a revocation's reason may have.
+    static let maximumReasonLength = 1000
 
     private func appendGrant(_ body: ProjectableEvent.Body, type: String, record: ManualGrant, now: Date, context: IngestContext) async throws {
         let event = try NewEvent.ledger(type: type, body: record, receivedAt: now, context: context)

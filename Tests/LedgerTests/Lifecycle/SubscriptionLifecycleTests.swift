@@ -276,12 +276,15 @@ struct SubscriptionLifecycleTests {
     }
 
     /// A grant's or a revocation's reason is kept in the user's document, which PostgreSQL reads as
-    /// jsonb: control characters other than tabs and line breaks are refused, U+0000 above all.
+    /// jsonb: control characters other than tabs and line breaks are refused, U+0000 above all; and,
+    /// since every read of the user loads it, a reason over 1,000 characters.
     @Test(arguments: TestDatabases.dialects)
-    func reasonsWithControlCharactersAreRefusedAndRecordNothing(_ dialect: StorageDialect) async throws {
+    func reasonsWithControlCharactersOrTooLongAreRefusedAndRecordNothing(_ dialect: StorageDialect) async throws {
         try await H.run(dialect: dialect) { h in
             let grant = try await h.ledger.grant(userId: "u1", entitlement: "pro", expiresAt: Day.date(10), reason: "support\n\tticket", context: .init(source: "test"))
-            for reason in ["support\u{0}", "support\u{1B}[2J", "support\u{7F}"] {
+            // A reason at the length limit is taken; one past it is refused like the others.
+            _ = try await h.ledger.grant(userId: "u1", entitlement: "pro", expiresAt: Day.date(10), reason: String(repeating: "é", count: 1000), context: .init(source: "test"))
+            for reason in ["support\u{0}", "support\u{1B}[2J", "support\u{7F}", String(repeating: "é", count: 1001)] {
                 try await h.expectRefusal(.malformedBody) {
                     _ = try await h.ledger.grant(userId: "u1", entitlement: "pro", expiresAt: Day.date(10), reason: reason, context: .init(source: "test"))
                 }
