@@ -6,7 +6,8 @@ import NIOHTTP1
 import NIOHTTPTypes
 
 /// Answers a request head the HTTP parser refuses with a problem+json error, then ends the
-/// connection; a `CONNECT` head likewise, since this server is not a proxy.
+/// connection; a `CONNECT` head likewise, since this server is not a proxy, and a head whose
+/// Transfer-Encoding is more than `chunked`, which the parser takes but does not decode.
 ///
 /// Such a head never reaches a route, so without this the HTTP stack answered a bare 400 with no
 /// body. A head that follows requests still being answered (pipelined) is answered after them, and
@@ -54,8 +55,8 @@ final class UnparsableHeadHandler: ChannelDuplexHandler, RemovableChannelHandler
             refuse(Self.connectProblem, log: "refused a CONNECT request: this server is not a proxy", context: context)
             return
         case .head(let head):
-            if let codings = Self.codingsBesidesChunked(head.headerFields) {
-                refuse(Self.transferCodingProblem(codings), log: "refused a request head the HTTP parser could not read", context: context)
+            if let sent = Self.unsupportedTransferCoding(head.headerFields) {
+                refuse(Self.transferCodingProblem(sent), log: "refused a request whose transfer coding the server does not decode", context: context)
                 return
             }
             headsRead += 1
@@ -163,23 +164,24 @@ final class UnparsableHeadHandler: ChannelDuplexHandler, RemovableChannelHandler
         detail: "CONNECT asks for a tunnel to another host, which this server does not offer: it is not a proxy"
     )
 
-    /// The transfer codings a request applies besides `chunked`, or nil if it applies none (or has
-    /// no Transfer-Encoding). The parser takes any list ending in `chunked` and decodes only that, so
-    /// a `gzip, chunked` body reached a route still compressed; one not ending in it failed only in
-    /// the body.
-    static func codingsBesidesChunked(_ fields: HTTPFields) -> String? {
+    /// A request's Transfer-Encoding as sent, unless it is `chunked` alone (or absent), the one coding
+    /// the server decodes. The parser takes any list ending in `chunked` and decodes only that, so a
+    /// `gzip, chunked` body reached a route still compressed; one not ending in it failed only in the
+    /// body.
+    static func unsupportedTransferCoding(_ fields: HTTPFields) -> String? {
         let values = fields[values: .transferEncoding]
         guard !values.isEmpty else { return nil }
-        let codings = values.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        let codings = values.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
+            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         guard codings != ["chunked"] else { return nil }
-        return codings.filter { $0 != "chunked" }.joined(separator: ", ")
+        return values.joined(separator: ", ")
     }
 
     /// 400, as for a coding the parser itself refuses (one that does not end in `chunked`).
-    static func transferCodingProblem(_ codings: String) -> Problem {
+    static func transferCodingProblem(_ sent: String) -> Problem {
         Problem(
             status: .badRequest, code: "malformed_request", title: "Malformed request",
-            detail: "the request's Transfer-Encoding applies \(codings), which the server does not decode: send the body as it is, with Content-Length or Transfer-Encoding: chunked alone"
+            detail: "the request's Transfer-Encoding is \(sent), and the server decodes chunked alone: send the body as it is, with Content-Length or Transfer-Encoding: chunked"
         )
     }
 

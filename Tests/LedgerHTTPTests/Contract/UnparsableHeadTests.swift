@@ -59,9 +59,9 @@ struct UnparsableHeadTests {
         ("a chunk size that is not hexadecimal", "Transfer-Encoding: chunked\r\n\r\nZZZ\r\n", "the request could not be read: a chunk's size is not a hexadecimal number"),
         // The parser refuses this one only in the body, and takes the next two, decoding only the
         // chunks, so the route read gzip as the body; all three are refused at the head.
-        ("a coding that does not end in chunked", "Transfer-Encoding: gzip\r\n", "Transfer-Encoding applies gzip, which the server does not decode"),
-        ("a coding before chunked", "Transfer-Encoding: gzip, chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n", "Transfer-Encoding applies gzip, which the server does not decode"),
-        ("a coding in a header of its own", "Transfer-Encoding: deflate\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", "Transfer-Encoding applies deflate, which the server does not decode"),
+        ("a coding that does not end in chunked", "Transfer-Encoding: gzip\r\n", "Transfer-Encoding is gzip, and the server decodes chunked alone"),
+        ("a coding before chunked", "Transfer-Encoding: gzip, chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n", "Transfer-Encoding is gzip, chunked, and the server decodes chunked alone"),
+        ("a coding in a header of its own", "Transfer-Encoding: deflate\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", "Transfer-Encoding is deflate, chunked, and the server decodes chunked alone"),
     ])
     func theDetailNamesWhatIsWrong(_ what: String, _ fields: String, _ words: String) async throws {
         try await RawConnection.withServer(idleTimeout: .seconds(30), requestTimeout: .seconds(60)) { channel, _, _ in
