@@ -94,7 +94,7 @@ extension SubscriptionLedger {
             throw LedgerError(.unknownEntitlement, "no configured product grants \(entitlement); known: \(known.sorted().joined(separator: ", "))")
         }
         guard !reason.allSatisfy(\.isWhitespace) else { throw LedgerError(.malformedBody, "reason must say why the grant is made") }
-        try Self.refuseControlCharacters(in: reason)
+        try Self.checkReason(reason)
         let now = clock.now()
         guard expiresAt > now else { throw LedgerError(.malformedBody, "expires_at must be in the future") }
         let grant = ManualGrant(
@@ -115,7 +115,7 @@ extension SubscriptionLedger {
     @discardableResult
     public func revokeGrant(userId: String, grantId: String, reason: String, context: IngestContext) async throws -> GrantRevocation {
         guard !reason.allSatisfy(\.isWhitespace) else { throw LedgerError(.malformedBody, "reason must say why the grant is revoked") }
-        try Self.refuseControlCharacters(in: reason)
+        try Self.checkReason(reason)
         let stream = LedgerEventType.userStream(userId)
         let userKey = DocumentKey(model: ReadModel.userEntitlements, key: userId)
         let projector = self.projector
@@ -165,10 +165,11 @@ extension SubscriptionLedger {
         ])
     }
 
-    /// A reason is kept in the user's document: PostgreSQL's `jsonb` cannot hold U+0000, so one
-    /// that reached the document would make every later read of the user fail. Tabs and line breaks
-    /// are text; other control characters are refused with the rest.
-    static func refuseControlCharacters(in reason: String) throws {
+    /// Refuses a reason the user's document should not keep: PostgreSQL's `jsonb` cannot hold
+    /// U+0000, so one that reached the document would make every later read of the user fail (tabs
+    /// and line breaks are text; other control characters are refused with the rest), and every read
+    /// of the user loads it, so it is bounded in length.
+    static func checkReason(_ reason: String) throws {
         let allowed: Set<Unicode.Scalar> = ["\t", "\n", "\r"]
         guard !reason.unicodeScalars.contains(where: { ($0.value < 0x20 || $0.value == 0x7F) && !allowed.contains($0) }) else {
             throw LedgerError(.malformedBody, "reason must not contain control characters other than tabs and line breaks")

@@ -94,13 +94,13 @@ enum APIDate {
         if let fault = fields.fault { return .failure(.field(fault)) }
         // RFC 3339 allows a lowercase `t` and `z`; Foundation's parser does not.
         var text = text.uppercased()
-        var seconds = 0.0
+        var fractionOfASecond = 0.0
         if text.utf8.count > 20, text.utf8[text.utf8.index(text.utf8.startIndex, offsetBy: 19)] == UInt8(ascii: ".") {
             let fraction = text.dropFirst(20).prefix { $0.isASCII && $0.isNumber }
             if fraction.count > 6 {
                 text = String(text.prefix(20)) + fraction.prefix(6) + text.dropFirst(20 + fraction.count)
             }
-            seconds = Double("0." + fraction.prefix(6)) ?? 0
+            fractionOfASecond = Double("0." + fraction.prefix(6)) ?? 0
         }
         guard let date = (try? style.parse(text)) ?? (try? Date.ISO8601FormatStyle().parse(text)) else { return .failure(.form) }
         let milliseconds = Timestamp.milliseconds(date)
@@ -109,7 +109,7 @@ enum APIDate {
             // Near year 10000 a `Date` holds time only to about 30 µs, so the last second's fraction
             // (`23:59:59.99999Z`) can round up into year 10000. A moment whose whole second is in
             // range is taken, as the last millisecond the API names.
-            guard (date.timeIntervalSince1970 - seconds) * 1000 < Double(endMillisecond - 500) else { return .failure(.range) }
+            guard (date.timeIntervalSince1970 - fractionOfASecond) * 1000 < Double(endMillisecond - 500) else { return .failure(.range) }
             return .success(Date(timeIntervalSince1970: Double(endMillisecond - 1) / 1000))
         }
         return .success(date)
