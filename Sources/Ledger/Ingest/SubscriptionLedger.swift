@@ -58,11 +58,12 @@ public final class SubscriptionLedger: Sendable {
         let verified: VerifiedNotification
         do {
             verified = try await LedgerMetrics.timed(metrics.notificationVerification) { try await verifier.verifyNotificationBody(body, now: now) }
-        } catch let error as AppStoreError where error.code == .malformedBody {
+        } catch let error as AppStoreError where error.code == .malformedBody || error.code == .inputTooLarge {
             // A V1 body posted here (a webhook URL set up for the wrong version) or a client's
-            // submission says so, as the V1 endpoint does for the others; but a text that is not
-            // JSON is told that first, as everywhere. A body over the size limit (`input_too_large`)
-            // is not parsed at all: anyone can post here.
+            // submission says so, as the V1 endpoint does for the others, also over the signed
+            // input's size limit (a V1 notification's receipt can pass it); but a text that is not
+            // JSON is told that first, as everywhere. The V1 endpoint parses bodies up to the 1 MiB
+            // limit from anyone too, so this costs an impostor nothing more.
             if JSONSyntaxFault.findAccepting(body) == nil, let other = Self.input(body), other != .notificationV2 {
                 throw LedgerError(.malformedBody, "the body is \(other.summary)", belongsTo: other)
             }
