@@ -24,12 +24,14 @@ public enum LedgerApplication {
         public var refusalHeadroom: Int
         /// How long a refused connection stays open after its answer, for the client to read it.
         public var refusalLinger: Duration
+        /// The most NDJSON feed streams at once; one more is answered 503 `too_many_streams`.
+        public var maximumFeedStreams: Int
 
         /// Creates listen settings.
         public init(
             host: String, port: Int, idleTimeout: Duration = .seconds(30), requestTimeout: Duration = .seconds(60),
             maximumConnections: Int = Settings.defaultMaximumConnections, refusalHeadroom: Int = 64,
-            refusalLinger: Duration = .seconds(1)
+            refusalLinger: Duration = .seconds(1), maximumFeedStreams: Int = Settings.defaultMaximumFeedStreams
         ) {
             self.host = host
             self.port = port
@@ -38,7 +40,12 @@ public enum LedgerApplication {
             self.maximumConnections = maximumConnections
             self.refusalHeadroom = refusalHeadroom
             self.refusalLinger = refusalLinger
+            self.maximumFeedStreams = maximumFeedStreams
         }
+
+        /// 64: a stalled stream holds a few megabytes until the write-stall timeout, and a feed has
+        /// few readers (an export, an auditor, a follower per service).
+        public static let defaultMaximumFeedStreams = 64
 
         /// 16,384, or fewer when the process may open fewer files: its open-file limit less 256
         /// descriptors (64 of them for refused connections, the rest for the database,
@@ -54,7 +61,8 @@ public enum LedgerApplication {
         ledger: SubscriptionLedger?,
         keys: [APIKey],
         clock: any LedgerClock,
-        metrics: PrometheusCollectorRegistry? = nil
+        metrics: PrometheusCollectorRegistry? = nil,
+        maximumFeedStreams: Int = Settings.defaultMaximumFeedStreams
     ) -> Router<LedgerRequestContext> {
         // Every GET route answers HEAD too (uptime checks use it): the GET's answer without its body.
         let router = Router(context: LedgerRequestContext.self, options: .autoGenerateHeadEndpoints)
@@ -71,7 +79,7 @@ public enum LedgerApplication {
             MetricsRoutes(registry: metrics).register(on: router)
         }
         if let ledger {
-            LedgerRoutes(ledger: ledger, keys: keys, clock: clock).register(on: router)
+            LedgerRoutes(ledger: ledger, keys: keys, clock: clock, maximumFeedStreams: maximumFeedStreams).register(on: router)
         }
         // Last, so it wraps only the answer for a request no route matched.
         router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes, headForGet: true))
@@ -94,7 +102,7 @@ public enum LedgerApplication {
         // Hummingbird's accept ceiling bounds the refused connections still lingering too.
         let accepting = MaximumAvailableConnections(connections.maximum + max(1, settings.refusalHeadroom), logger: logger)
         return Application(
-            router: router(store: store, ledger: ledger, keys: keys, clock: clock, metrics: metrics),
+            router: router(store: store, ledger: ledger, keys: keys, clock: clock, metrics: metrics, maximumFeedStreams: settings.maximumFeedStreams),
             server: HTTPServerBuilder { responder in
                 LedgerHTTP1Channel(http1: HTTP1Channel(responder: responder, configuration: .init(
                     additionalChannelHandlers: [

@@ -12,13 +12,19 @@ public struct LedgerRoutes: Sendable {
     let authenticator: APIKeyAuthenticator
     let clock: any LedgerClock
     let schema: SchemaDiagnosis
+    let feedStreams: FeedStreamGate
 
-    /// Creates the routes over a ledger and the configured API keys.
-    public init(ledger: SubscriptionLedger, keys: [APIKey], clock: any LedgerClock = SystemClock()) {
+    /// Creates the routes over a ledger and the configured API keys; at most `maximumFeedStreams`
+    /// NDJSON feed streams run at once.
+    public init(
+        ledger: SubscriptionLedger, keys: [APIKey], clock: any LedgerClock = SystemClock(),
+        maximumFeedStreams: Int = LedgerApplication.Settings.defaultMaximumFeedStreams
+    ) {
         self.ledger = ledger
         self.authenticator = APIKeyAuthenticator(keys: keys)
         self.clock = clock
         self.schema = SchemaDiagnosis(store: ledger.store)
+        self.feedStreams = FeedStreamGate(maximum: maximumFeedStreams)
     }
 
     /// Adds the routes to a router.
@@ -150,7 +156,13 @@ public struct LedgerRoutes: Sendable {
             let after = try Self.cursor(request) ?? .start
             let limit = try Self.limit(request)
             if FeedFormat(accept: request.headers[.accept]) == .ndjson {
-                return try await Self.ndjson(ledger: ledger, after: after)
+                guard let permit = feedStreams.enter() else {
+                    throw Problem(
+                        status: .serviceUnavailable, code: "too_many_streams", title: "Too many feed streams",
+                        detail: "\(feedStreams.maximum) NDJSON feed streams are open, as many as http.max_feed_streams allows; try again once one ends, or read pages (Accept: application/json)"
+                    )
+                }
+                return try await Self.ndjson(ledger: ledger, after: after, permit: permit)
             }
             let page = try await ledger.events(after: after, limit: limit)
             return try Self.json(EventPageBody(events: page.events.map(EventBody.init), next_after: page.next.description), status: .ok)
@@ -451,9 +463,11 @@ public struct LedgerRoutes: Sendable {
     /// a write waits while the connection cannot take more, and the next page is read only after.
     /// With pages of 500 encoded whole, a reader that took nothing held about 28 MB of a feed of
     /// Apple-sized events until the stall timeout (security walkthrough).
-    static func ndjson(ledger: SubscriptionLedger, after: EventCursor) async throws -> Response {
+    /// The stream keeps `permit`, its place among the open streams, until it ends.
+    static func ndjson(ledger: SubscriptionLedger, after: EventCursor, permit: FeedStreamGate.Permit) async throws -> Response {
         let first = try await ledger.events(after: after, limit: ndjsonPage)
         let body = ResponseBody { writer in
+            defer { withExtendedLifetime(permit) {} }
             let encoder = LedgerRequestContext.jsonEncoder
             var page = first
             while !page.events.isEmpty {

@@ -136,7 +136,8 @@ struct ServeCommand: AsyncParsableCommand {
                 host: configuration.httpHost, port: configuration.httpPort,
                 idleTimeout: .seconds(configuration.httpIdleTimeoutSeconds),
                 requestTimeout: .seconds(configuration.httpRequestTimeoutSeconds),
-                maximumConnections: configuration.httpMaxConnections ?? LedgerApplication.Settings.defaultMaximumConnections
+                maximumConnections: configuration.httpMaxConnections ?? LedgerApplication.Settings.defaultMaximumConnections,
+                maximumFeedStreams: configuration.httpMaxFeedStreams
             ),
             store: store,
             ledger: ledger,

@@ -28,6 +28,7 @@ struct ConfigurationKey: Sendable {
         ConfigurationKey(path: "http.idle_timeout_seconds", kind: .integer(1...3600), help: "seconds a connection may send nothing, mid-request or between requests, before it is closed"),
         ConfigurationKey(path: "http.request_timeout_seconds", kind: .integer(1...3600), help: "seconds a connection has to deliver its next whole request, so a client trickling bytes is closed too"),
         ConfigurationKey(path: "http.max_connections", kind: .integer(1...1_000_000), help: "the most connections served at once; one more is answered 503 too_many_connections (default 16384, or the open-file limit less 256 when lower, at least 64)"),
+        ConfigurationKey(path: "http.max_feed_streams", kind: .integer(1...100_000), help: "the most NDJSON streams of GET /v1/events at once; one more is answered 503 too_many_streams (default 64)"),
         ConfigurationKey(path: "database.url", kind: .string, help: "sqlite:PATH or postgres://user@host:port/db (a password only in SUBLEDGER_DATABASE_URL)"),
         ConfigurationKey(path: "database.migrate_on_start", kind: .boolean, help: "apply pending migrations when serve starts"),
         ConfigurationKey(path: "log.level", kind: .choice(["trace", "debug", "info", "notice", "warning", "error", "critical"]), help: "least severe log level written"),

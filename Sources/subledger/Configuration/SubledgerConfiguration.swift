@@ -14,6 +14,8 @@ struct SubledgerConfiguration: Sendable, Equatable {
     var httpRequestTimeoutSeconds = 60
     /// The most connections served at once; nil for the default (see `LedgerApplication.Settings`).
     var httpMaxConnections: Int?
+    /// The most NDJSON feed streams at once.
+    var httpMaxFeedStreams = LedgerApplication.Settings.defaultMaximumFeedStreams
     var database = DatabaseURL.default
     /// Where `database` came from, said when the database is not there: the file, the environment
     /// variable, or the default (and why the default).
@@ -52,6 +54,7 @@ struct SubledgerConfiguration: Sendable, Equatable {
         if let idle = values["http.idle_timeout_seconds"] { httpIdleTimeoutSeconds = Int(idle) ?? httpIdleTimeoutSeconds }
         if let request = values["http.request_timeout_seconds"] { httpRequestTimeoutSeconds = Int(request) ?? httpRequestTimeoutSeconds }
         if let connections = values["http.max_connections"] { httpMaxConnections = Int(connections) ?? httpMaxConnections }
+        if let streams = values["http.max_feed_streams"] { httpMaxFeedStreams = Int(streams) ?? httpMaxFeedStreams }
         if let url = values["database.url"] {
             let source = sources["database.url"] ?? "database.url"
             do {

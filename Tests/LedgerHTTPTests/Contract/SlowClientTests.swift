@@ -4,6 +4,7 @@ import EventStoreTesting
 import Foundation
 import HummingbirdTesting
 import Ledger
+import LedgerHTTP
 import NIOCore
 import NIOPosix
 import Testing
@@ -58,6 +59,52 @@ struct SlowClientTests {
             #expect(try await RawConnection.closes(channel, within: .seconds(15)), "the server kept a connection that read nothing")
             let received = answers.text.utf8.count
             #expect(received > 0 && received < Self.paddedFeedBytes, "read \(received) bytes")
+        }
+    }
+
+    /// A stream keeps its place among `http.max_feed_streams` while its reader takes nothing: one
+    /// more is answered 503 `too_many_streams` meanwhile, and once the stalled reader is disconnected
+    /// the place is free again (security walkthrough: only `http.max_connections` bounded how many
+    /// stalled streams, each holding megabytes, one read key could open).
+    @Test func feedStreamsPastTheLimitAreRefusedUntilOneEnds() async throws {
+        try await Self.withPaddedFeedAsked(maximumFeedStreams: 1) { channel, _ in
+            let port = try #require(channel.remoteAddress?.port)
+            try await Task.sleep(for: .milliseconds(500))
+            let refused = try await Self.askFeed(port: port)
+            #expect(refused.hasPrefix("HTTP/1.1 503"), "\(refused.prefix(300))")
+            #expect(refused.contains(#""code":"too_many_streams""#), "\(refused.prefix(600))")
+            // Past the request timeout (2 s) with nothing taken, the server has closed it; reading
+            // again, the client finds the end.
+            try await Task.sleep(for: .seconds(5))
+            channel.setOption(.autoRead, value: true).whenSuccess { channel.read() }
+            #expect(try await RawConnection.closes(channel, within: .seconds(15)), "the stalled reader was kept")
+            // The place is freed as the stalled stream's task ends, just after its connection does.
+            var answer = ""
+            let deadline = ContinuousClock.now + .seconds(10)
+            repeat {
+                answer = try await Self.askFeed(port: port)
+                if !answer.hasPrefix("HTTP/1.1 503") { break }
+                try await Task.sleep(for: .milliseconds(100))
+            } while ContinuousClock.now < deadline
+            #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer.prefix(300))")
+        }
+    }
+
+    /// A HEAD of the stream, answered without it, frees its place too: under a limit of one, three
+    /// HEADs and then the stream itself are all answered.
+    @Test func aHeadOfTheFeedStreamFreesItsPlace() async throws {
+        try await RawConnection.withServer(idleTimeout: .seconds(30), requestTimeout: .seconds(10), adjusting: { $0.maximumFeedStreams = 1 }) { channel, _, _ in
+            let answers = ReadRecorder()
+            try await channel.pipeline.addHandler(answers).get()
+            for _ in 0..<3 {
+                let reads = answers.count
+                try await channel.writeAndFlush(ByteBuffer(string: Self.feedRequest.replacingOccurrences(of: "GET ", with: "HEAD "))).get()
+                _ = try await answers.waitForAnswer(after: reads)
+            }
+            try await channel.writeAndFlush(ByteBuffer(string: Self.feedRequest)).get()
+            _ = try await answers.waitFor(Self.lastChunk)
+            #expect(answers.okAnswers == 4, "\(answers.text.prefix(1200))")
+            #expect(!answers.text.contains("too_many_streams"), "\(answers.text.prefix(1200))")
         }
     }
 
@@ -121,19 +168,36 @@ struct SlowClientTests {
     /// A live server (request timeout 2 s) whose log holds 16 events of 500 KB of padding each, more
     /// than the loopback socket buffers hold, and a connection that reads only when told, which has
     /// asked for the whole NDJSON feed; `body` gets it and what it has read.
-    private static func withPaddedFeedAsked(_ body: @Sendable @escaping (any Channel, ReadRecorder) async throws -> Void) async throws {
+    private static func withPaddedFeedAsked(
+        maximumFeedStreams: Int = LedgerApplication.Settings.defaultMaximumFeedStreams,
+        _ body: @Sendable @escaping (any Channel, ReadRecorder) async throws -> Void
+    ) async throws {
         let padding = String(repeating: "x", count: 500_000)
         try await RawConnection.withServer(idleTimeout: .seconds(30), requestTimeout: .seconds(2), reading: false, seed: { store in
             for index in 0..<paddedEvents {
                 _ = try await store.append(to: "padding-\(index)", NewEvent(type: "padding", data: Data(#"{"padding":"\#(padding)"}"#.utf8)))
             }
-        }) { channel, _, _ in
+        }, adjusting: { $0.maximumFeedStreams = maximumFeedStreams }) { channel, _, _ in
             let answers = ReadRecorder()
             try await channel.pipeline.addHandler(answers).get()
-            let request = "GET /v1/events HTTP/1.1\r\nHost: x\r\nAccept: application/x-ndjson\r\nAuthorization: Bearer \(APIHarness.readKey)\r\n\r\n"
-            try await channel.writeAndFlush(ByteBuffer(string: request)).get()
+            try await channel.writeAndFlush(ByteBuffer(string: feedRequest)).get()
             try await body(channel, answers)
         }
+    }
+
+    private static let feedRequest = "GET /v1/events HTTP/1.1\r\nHost: x\r\nAccept: application/x-ndjson\r\nAuthorization: Bearer \(APIHarness.readKey)\r\n\r\n"
+
+    /// Asks for the feed on a new connection and returns the answer's head (a 200's stream is not
+    /// read: the connection closes once its head has come).
+    private static func askFeed(port: Int) async throws -> String {
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(host: "127.0.0.1", port: port).get()
+        let answers = ReadRecorder()
+        try await channel.pipeline.addHandler(answers).get()
+        try await channel.writeAndFlush(ByteBuffer(string: feedRequest)).get()
+        let head = try await answers.waitFor("\r\n\r\n")
+        let answer = head.hasPrefix("HTTP/1.1 200") ? head : try await answers.waitForAnswer(after: 0).text
+        try? await channel.close()
+        return answer
     }
 
     /// Reads a few kilobytes every 50 ms for 6 s (three request timeouts), then everything as it

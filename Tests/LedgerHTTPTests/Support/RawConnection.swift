@@ -3,6 +3,7 @@ import EventStore
 import EventStoreTesting
 import HummingbirdTesting
 import Ledger
+import LedgerHTTP
 import NIOCore
 import NIOPosix
 import Testing
@@ -16,6 +17,7 @@ enum RawConnection {
     static func withServer(
         idleTimeout: Duration, requestTimeout: Duration, reading: Bool = true,
         seed: @Sendable (any EventStore) async throws -> Void = { _ in },
+        adjusting adjust: @Sendable (inout LedgerApplication.Settings) -> Void = { _ in },
         _ body: @Sendable @escaping (any Channel, ContinuousClock.Instant, @Sendable () async throws -> Int) async throws -> Void
     ) async throws {
         let pki = try APIHarness.pki.get()
@@ -23,7 +25,7 @@ enum RawConnection {
             try await seed(fixture.store)
             let app = try APIHarness.application(
                 store: fixture.store, pki: pki, clock: ManualClock(Day.date(0)), verifyReceiptURL: "http://127.0.0.1:9",
-                idleTimeout: idleTimeout, requestTimeout: requestTimeout
+                idleTimeout: idleTimeout, requestTimeout: requestTimeout, adjusting: adjust
             )
             try await app.test(.live) { client in
                 let port = try #require(client.port)

@@ -81,9 +81,17 @@ struct ConfigurationLoaderTests {
         #expect(overridden.httpMaxConnections == 20)
     }
 
+    @Test func theFeedStreamCeilingIs64UnlessFileOrEnvironmentSetIt() throws {
+        #expect(try ConfigurationLoader(environment: [:]).load(yaml: "").httpMaxFeedStreams == 64)
+        #expect(try ConfigurationLoader(environment: [:]).load(yaml: "http: { max_feed_streams: 4 }").httpMaxFeedStreams == 4)
+        let overridden = try ConfigurationLoader(environment: ["SUBLEDGER_HTTP_MAX_FEED_STREAMS": "2"]).load(yaml: "http: { max_feed_streams: 4 }")
+        #expect(overridden.httpMaxFeedStreams == 2)
+    }
+
     @Test(arguments: [
         ("http: { prot: 8080 }", "http.prot"),
         ("http: { max_connections: 0 }", "http.max_connections"),
+        ("http: { max_feed_streams: 0 }", "http.max_feed_streams"),
         ("htp: { port: 8080 }", "htp"),
         ("produts: { pro.monthly: { entitlements: [pro] } }", "produts"),
         ("auth: { key: [{ name: b }] }", "auth.key"),
@@ -130,7 +138,7 @@ struct ConfigurationLoaderTests {
         for key in ["products", "apple.apps", "apple.trusted_roots", "auth.keys", "http.port"] {
             #expect(misspelt.contains(key), "\(misspelt)")
         }
-        #expect(message("http: 8080") == "configuration: http: is a section: it takes a mapping of keys (http.host, http.idle_timeout_seconds, http.max_connections, http.port, http.request_timeout_seconds), not a single value or a list")
+        #expect(message("http: 8080") == "configuration: http: is a section: it takes a mapping of keys (http.host, http.idle_timeout_seconds, http.max_connections, http.max_feed_streams, http.port, http.request_timeout_seconds), not a single value or a list")
         #expect(message("http:\napple:\n  verify_receipt: NULL\nlog: ~\n") == "accepted", "an empty section sets nothing")
         #expect(message("http: ''").hasPrefix("configuration: http: is a section"), "a quoted empty string is a value, not an empty section")
         #expect(message("log: { level: [info] }") == "configuration: log.level: expected a single value, not a list or a mapping")
