@@ -84,14 +84,19 @@ public struct ChainState: Codable, Hashable, Sendable {
 
     /// Whether one observation of a transaction beats another: the later assertion; on equal ones
     /// (two V1 notifications are both dated by the entry's own dates) the one that says more has
-    /// happened, a revocation, then a later expiry; then the event id. A function of the pair alone,
-    /// so the winner never depends on arrival order.
+    /// happened, a revocation, then a later expiry; then what else they say, leaving out `type`
+    /// (the kept observation's is every observation's preferred one); then the event id. A function
+    /// of the pair alone, so the winner never depends on arrival order.
     static func supersedes(_ lhs: Observed<TransactionObservation>, _ rhs: Observed<TransactionObservation>) -> Bool {
         guard lhs.assertedAt == rhs.assertedAt else { return lhs.assertedAt > rhs.assertedAt }
         let left = (lhs.value.revocationDate == nil ? 0 : 1, lhs.value.expiresDate ?? Int64.min)
         let right = (rhs.value.revocationDate == nil ? 0 : 1, rhs.value.expiresDate ?? Int64.min)
         guard left == right else { return left > right }
-        return lhs.supersedes(rhs)
+        return lhs.supersedes(rhs) { observation in
+            var untyped = observation
+            untyped.type = ""
+            return untyped
+        }
     }
 
     /// Folds in one renewal observation from event `eventID`; one with the key of a kept one is a

@@ -51,7 +51,7 @@ struct FoldPermutationTests {
                 autoRenewProductId: Bool.random(using: &random) ? "pro.monthly" : "basic.monthly",
                 isInBillingRetryPeriod: Bool.random(using: &random),
                 gracePeriodExpiresDate: Bool.random(using: &random) ? expiry + 6 * Day.length : nil,
-                // Ties on assertion time are frequent: the event id must break them the same way each time.
+                // Ties on assertion time are frequent: they must break the same way each time.
                 assertedAt: purchase + Int64.random(in: 0...2, using: &random) * Day.length
             )
             events.append((UUID(uuid: Self.uuid(&random)).uuidString.lowercased(), AppleFact(raw: "", renewals: [renewal])))
@@ -93,6 +93,36 @@ struct FoldPermutationTests {
             #expect(state == reference, "seed \(seed)")
             #expect(moments.map { evaluator.evaluate(state, at: $0) } == referenceStatus, "seed \(seed)")
         }
+    }
+
+    /// Observations asserted in the same millisecond that say different things are ordered by what
+    /// they say, not by their events' random ids, so two ledgers given the same inputs agree (domain
+    /// walkthrough: auto-renew off and on, signed in one millisecond, gave `will_renew` true in some
+    /// fresh ledgers and false in others). The same holds for two observations of one transaction.
+    @Test func tiesAreBrokenByWhatTheObservationsSayWhateverTheEventIds() {
+        let off = RenewalObservation(originalTransactionId: "1000", autoRenewStatus: false, autoRenewProductId: "pro.monthly", assertedAt: Day.ms(10))
+        let on = RenewalObservation(originalTransactionId: "1000", autoRenewStatus: true, autoRenewProductId: "pro.monthly", assertedAt: Day.ms(10))
+        var owned = TransactionObservation(transactionId: "1000", originalTransactionId: "1000", productId: "pro.monthly",
+                                           type: ProductType.autoRenewable, purchaseDate: Day.ms(0), expiresDate: Day.ms(30),
+                                           environment: "Sandbox", assertedAt: Day.ms(10))
+        owned.ownership = "PURCHASED"
+        var shared = owned
+        shared.ownership = "FAMILY_SHARED"
+        var outcomes: Set<[String]> = []
+        for ids in [("a", "b"), ("b", "a")] {
+            for swapped in [false, true] {
+                var state = ChainState(originalTransactionId: "1000")
+                let renewals = swapped ? [on, off] : [off, on]
+                let transactions = swapped ? [shared, owned] : [owned, shared]
+                state.apply(renewals[0], eventID: ids.0)
+                state.apply(renewals[1], eventID: ids.1)
+                state.apply(transactions[0], eventID: ids.0)
+                state.apply(transactions[1], eventID: ids.1)
+                let renewal = state.renewal(at: Day.ms(10))?.value.autoRenewStatus
+                outcomes.insert(["\(String(describing: renewal))", state.transactions["1000"]?.value.ownership ?? "none"])
+            }
+        }
+        #expect(outcomes.count == 1, "\(outcomes)")
     }
 
     @Test func aLateOlderObservationNeverMovesStateBackwards() {
