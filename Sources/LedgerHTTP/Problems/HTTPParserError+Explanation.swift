@@ -38,7 +38,9 @@ extension HTTPParserError {
         case .trailingGarbage:
             "bytes followed the request where none may"
         case .headerOverflow:
-            "its head exceeds the server's size limits"
+            // A head over the limits is answered 431 before any route (UnparsableHeadHandler); one
+            // that reaches a route has overflowed in its trailer fields.
+            "its trailer fields, after its chunked body, exceed the server's limits for header fields"
         case .invalidStatus, .invalidInternalState, .paused:
             // Not a request's fault that a client could fix; named as the parser names it.
             "the HTTP parser could not read it (\(debugDescription))"

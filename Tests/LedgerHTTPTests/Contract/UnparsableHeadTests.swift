@@ -57,6 +57,8 @@ struct UnparsableHeadTests {
         ("a space before a header's colon", "X-A : b\r\n", "a header's name or value holds a character HTTP does not allow"),
         // This one breaks the framing after the head is read: the route answers, with the same words.
         ("a chunk size that is not hexadecimal", "Transfer-Encoding: chunked\r\n\r\nZZZ\r\n", "the request could not be read: a chunk's size is not a hexadecimal number"),
+        ("trailer fields over the limits", "Transfer-Encoding: chunked\r\n\r\n0\r\n\(String(repeating: "X-T: b\r\n", count: 1_100))\r\n",
+         "the request could not be read: its trailer fields, after its chunked body, exceed the server's limits for header fields"),
         // The parser refuses this one only in the body, and takes the next two, decoding only the
         // chunks, so the route read gzip as the body; all three are refused at the head.
         ("a coding that does not end in chunked", "Transfer-Encoding: gzip\r\n", "Transfer-Encoding is gzip, and the server decodes chunked alone"),
