@@ -50,7 +50,7 @@ public enum MigrationCatalog {
             guard let migration = shippedByVersion[record.version] else {
                 throw EventStoreError(
                     .unknownMigration,
-                    "the database has migration \(record.name) that this build does not ship; run a newer subledger"
+                    "the database has migration \(record.name) that this build does not ship: a newer subledger migrated it. Run that build (or a newer one); to go back to this one, start serve with --no-migrate (or database.migrate_on_start: false), which works while the newer migrations only add what this build does not read (operations.md, Upgrading and rolling back)"
                 )
             }
             guard migration.checksum == record.checksum else {

@@ -89,6 +89,28 @@ struct CheckpointContractTests {
         }
     }
 
+    /// A database a newer build migrated (rolled back to this build): `migrate` stops, naming the
+    /// migration and the way back (`--no-migrate`), while the pending check `serve --no-migrate`
+    /// makes still passes, so this build can run on it (operator walkthrough: the message said only
+    /// "run a newer subledger", the opposite of what a rollback needs).
+    @Test(arguments: TestDatabases.dialects)
+    func aMigrationFromANewerBuildStopsMigrateButNotTheNoMigrateCheck(_ dialect: StorageDialect) async throws {
+        try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
+            // SQLite keeps applied_at as microseconds; PostgreSQL fills it by default.
+            let columns = dialect == .sqlite ? ("version, name, checksum, applied_at", ", 0") : ("version, name, checksum", "")
+            try await fixture.rawExecute("INSERT INTO schema_migrations (\(columns.0)) VALUES (9999, '9999_from_a_newer_build.sql', 'x'\(columns.1))")
+            do {
+                try await fixture.store.migrate()
+                Issue.record("migrate accepted a migration this build does not ship")
+            } catch {
+                #expect(error.storeCode == .unknownMigration)
+                #expect("\(error)".contains("9999_from_a_newer_build.sql"), "\(error)")
+                #expect("\(error)".contains("start serve with --no-migrate"), "\(error)")
+            }
+            #expect(try await fixture.store.pendingMigrations().isEmpty)
+        }
+    }
+
     /// What `/ready` and the read-only commands ask: read without writing, on both adapters.
     @Test(arguments: TestDatabases.dialects)
     func pendingMigrationsNamesWhatTheDatabaseLacksWithoutChangingIt(_ dialect: StorageDialect) async throws {
