@@ -23,7 +23,7 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
                 // The router's own 404 said only "Not Found"; name what was asked for.
                 problem.detail = "no endpoint serves \(request.method.rawValue) \(Problem.bounded(request.uri.path, to: 200)); the paths are listed in docs/api.md"
             }
-            let level: Logger.Level = problem.statusCode >= 500 ? .error : .info
+            let level = Self.logLevel(of: problem)
             // A client's fault is logged as the client was told it; a server's with the error itself
             // (a 413's NIOTooManyBytesError named an internal type and a byte count it was not told).
             let said = problem.statusCode >= 500 ? "\(error)" : "\(problem.code): \(problem.detail)"
@@ -33,5 +33,12 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             ])
             return try problem.response(from: request, context: context)
         }
+    }
+
+    /// Error for the server's failures, warning for a limit doing its work (the feed streams'), info
+    /// for a client's fault: a refused extra stream is no failure to alert on (operator walkthrough).
+    static func logLevel(of problem: Problem) -> Logger.Level {
+        if problem.code == "too_many_streams" { return .warning }
+        return problem.statusCode >= 500 ? .error : .info
     }
 }

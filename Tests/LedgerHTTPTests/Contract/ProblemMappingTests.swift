@@ -1,6 +1,8 @@
 import AppStore
 import EventStore
 import Foundation
+import HTTPTypes
+import Logging
 import Ledger
 import Testing
 
@@ -51,5 +53,16 @@ struct ProblemMappingTests {
         #expect(Set(malformed.map(\.title)) == ["Malformed body"])
         #expect(Problem(AppStoreError(.invalidSignature, "x")).title == "Invalid signature")
         #expect(Problem(EventStoreError(.versionConflict, "x")).title == "Version conflict")
+    }
+
+    /// A refused extra feed stream is a limit at work, logged as a warning, not as the server's
+    /// error (operator walkthrough: alerts on error lines fired for it).
+    @Test func aRefusedFeedStreamIsLoggedAsAWarningNotAnError() {
+        let level = { (status: HTTPResponse.Status, code: String) in
+            ProblemMiddleware<LedgerRequestContext>.logLevel(of: Problem(status: status, code: code, title: "t", detail: "d"))
+        }
+        #expect(level(.serviceUnavailable, "too_many_streams") == .warning)
+        #expect(level(.serviceUnavailable, "storage_unavailable") == .error)
+        #expect(level(.badRequest, "malformed_body") == .info)
     }
 }
