@@ -168,7 +168,7 @@ struct ServeCommand: AsyncParsableCommand {
             let pending = try await store.pendingMigrations()
             guard pending.isEmpty else {
                 logger.notice(
-                    "the database lacks migrations: /ready and requests that use the store answer 503 until subledger migrate applies them",
+                    "the database lacks migrations: /ready answers 503, and so does a request that needs what they add, until subledger migrate applies them",
                     metadata: ["database": "\(configuration.database.located)", "pending": "\(pending.map(\.name).joined(separator: ", "))"]
                 )
                 return
