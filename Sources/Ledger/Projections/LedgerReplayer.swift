@@ -38,8 +38,41 @@ public struct LedgerReplayer: Sendable {
         public var model: String
         public var key: String
         public var kind: Kind
+        /// For `changed`, where the two differ: dot-separated keys, objects followed at most three
+        /// deep, the first five; empty when that cannot be told.
+        public var paths: [String] = []
 
-        public var description: String { "\(model)/\(key): \(kind.rawValue)" }
+        public var description: String {
+            paths.isEmpty ? "\(model)/\(key): \(kind.rawValue)" : "\(model)/\(key): \(kind.rawValue) at \(paths.joined(separator: ", "))"
+        }
+
+        /// Where two JSON documents differ (see `paths`): an operator reading a check after an
+        /// upgrade was told only that a document changed, not which part (operator walkthrough).
+        static func differingPaths(_ live: Data, _ rebuilt: Data) -> [String] {
+            guard let left = try? JSONSerialization.jsonObject(with: live, options: [.fragmentsAllowed]),
+                  let right = try? JSONSerialization.jsonObject(with: rebuilt, options: [.fragmentsAllowed]) else { return [] }
+            var paths: [String] = []
+            collect(left, right, at: [], into: &paths)
+            return paths
+        }
+
+        private static func collect(_ left: Any, _ right: Any, at path: [String], into paths: inout [String]) {
+            guard paths.count < 5 else { return }
+            if path.count < 3, let left = left as? [String: Any], let right = right as? [String: Any] {
+                for key in Set(left.keys).union(right.keys).sorted() {
+                    switch (left[key], right[key]) {
+                    case let (.some(a), .some(b)): collect(a, b, at: path + [key], into: &paths)
+                    default: if paths.count < 5 { paths.append((path + [key]).joined(separator: ".")) }
+                    }
+                }
+                return
+            }
+            if canonical(left) != canonical(right) { paths.append(path.isEmpty ? "(the whole document)" : path.joined(separator: ".")) }
+        }
+
+        private static func canonical(_ value: Any) -> Data? {
+            try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed])
+        }
     }
 
     /// The fold read fewer events than the store holds, so its read models would miss facts:
@@ -201,7 +234,11 @@ public struct LedgerReplayer: Sendable {
             // when the bytes differ, compare canonical forms.
             let same = current == document.data
                 || (try? CanonicalJSON.canonicalize(current)) == (try? CanonicalJSON.canonicalize(document.data))
-            if !same { differences.append(Difference(model: document.model, key: document.key, kind: .changed)) }
+            if !same {
+                differences.append(Difference(
+                    model: document.model, key: document.key, kind: .changed, paths: Difference.differingPaths(current, document.data)
+                ))
+            }
         }
         for document in live where !seen.contains("\(document.model)\u{0}\(document.key)") {
             differences.append(Difference(model: document.model, key: document.key, kind: .missingInRebuild))
