@@ -11,7 +11,7 @@ public struct Rejection: Sendable, Hashable {
     /// store's text keeps), cut to at most 64 KiB of text (`Rejection.bodyLimit`).
     public var body: String
     /// The request id the refusal was answered with (`X-Request-ID`), which its log lines carry;
-    /// nil for a refusal kept before the store had the column.
+    /// nil for a refusal kept before the store had the column, or by an older build still serving.
     public var requestID: String?
 
     /// Creates a rejection record.

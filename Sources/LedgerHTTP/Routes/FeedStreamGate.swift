@@ -25,9 +25,6 @@ final class FeedStreamGate: Sendable {
         return entered ? Permit(gate: self) : nil
     }
 
-    /// Streams open now.
-    var count: Int { open.withLock { $0 } }
-
     fileprivate func leave() {
         open.withLock { $0 -= 1 }
     }

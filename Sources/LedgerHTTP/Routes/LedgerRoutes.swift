@@ -461,8 +461,9 @@ public struct LedgerRoutes: Sendable {
     ///
     /// What a stream holds is bounded by `ndjsonPage` events read and `ndjsonChunk` bytes encoded:
     /// a write waits while the connection cannot take more, and the next page is read only after.
-    /// With pages of 500 encoded whole, a reader that took nothing held about 28 MB of a feed of
+    /// With pages of 500 encoded whole, a reader that took nothing held about 33 MB of a feed of
     /// Apple-sized events until the stall timeout (security walkthrough).
+    ///
     /// The stream keeps `permit`, its place among the open streams, until it ends.
     static func ndjson(ledger: SubscriptionLedger, after: EventCursor, permit: FeedStreamGate.Permit) async throws -> Response {
         let first = try await ledger.events(after: after, limit: ndjsonPage)
