@@ -37,7 +37,11 @@ struct ReplayCommand: AsyncParsableCommand {
                 // the event tables has no history to fold (a mistyped PostgreSQL database or
                 // schema), and must not be given a schema by a replay.
                 try await SchemaCheck.requireEvents(store, database: configuration.database, before: "replay")
-                try await store.migrate()
+                // Only when this build's migrations are missing: a database a newer build migrated
+                // (rolled back to this one) has them all, and migrate would stop at the newer ones.
+                if try await !store.pendingMigrations().isEmpty {
+                    try await store.migrate()
+                }
             }
             let replayer = LedgerReplayer(store: store)
             let onProgress: @Sendable (LedgerReplayer.Progress) -> Void = { step in

@@ -312,6 +312,26 @@ struct ServeProcessTests {
         }
     }
 
+    /// A database a newer build migrated, this build rolled back to: `replay` rebuilds it (it
+    /// migrates only when this build's own migrations are missing) and `replay --check` compares,
+    /// while `migrate` still stops, saying how to run this build on it (re-test: the documented
+    /// rollback step "run the older build's replay" stopped at the newer migration).
+    @Test func replayRunsOnADatabaseANewerBuildMigrated() async throws {
+        try await withTemporaryDirectory { directory in
+            #expect(try await SubledgerProcess.run(["migrate"], in: directory).status == 0)
+            let raw = try await SQLiteConnection.open(storage: .file(path: directory.appendingPathComponent("subledger.sqlite").path))
+            _ = try await raw.query("INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (9999, '9999_from_a_newer_build.sql', 'x', 0)")
+            try await raw.close()
+            let rebuild = try await SubledgerProcess.run(["replay"], in: directory)
+            #expect(rebuild.status == 0, "\(rebuild.stderr)")
+            #expect(rebuild.stdout.contains("read models rebuilt and swapped in"), "\(rebuild.stdout)")
+            #expect(try await SubledgerProcess.run(["replay", "--check"], in: directory).status == 0)
+            let migrate = try await SubledgerProcess.run(["migrate"], in: directory)
+            #expect(migrate.status == 1)
+            #expect(migrate.stderr.contains("start serve with --no-migrate"), "\(migrate.stderr)")
+        }
+    }
+
     /// Started with migrations off (a separate migrate job), the server is alive but not ready until
     /// the schema is there, and a request that reaches the missing tables meanwhile is told so as a
     /// passing 503 (Apple retries), not a 500 with SQL's "no such table".
