@@ -95,24 +95,27 @@ enum APIDate {
         // RFC 3339 allows a lowercase `t` and `z`; Foundation's parser does not.
         var text = text.uppercased()
         var fractionOfASecond = 0.0
+        var millisecondOfTheSecond: Int64 = 0
         if text.utf8.count > 20, text.utf8[text.utf8.index(text.utf8.startIndex, offsetBy: 19)] == UInt8(ascii: ".") {
             let fraction = text.dropFirst(20).prefix { $0.isASCII && $0.isNumber }
             if fraction.count > 6 {
                 text = String(text.prefix(20)) + fraction.prefix(6) + text.dropFirst(20 + fraction.count)
             }
             fractionOfASecond = Double("0." + fraction.prefix(6)) ?? 0
+            millisecondOfTheSecond = Int64(String((fraction + "00").prefix(3))) ?? 0
         }
         guard let date = (try? style.parse(text)) ?? (try? Date.ISO8601FormatStyle().parse(text)) else { return .failure(.form) }
-        let milliseconds = Timestamp.milliseconds(date)
-        guard milliseconds >= firstMillisecond else { return .failure(.range) }
-        guard milliseconds < endMillisecond else {
-            // Near year 10000 a `Date` holds time only to about 30 µs, so the last second's fraction
-            // (`23:59:59.99999Z`) can round up into year 10000. A moment whose whole second is in
-            // range is taken, as the last millisecond the API names.
-            guard (date.timeIntervalSince1970 - fractionOfASecond) * 1000 < Double(endMillisecond - 500) else { return .failure(.range) }
-            return .success(Date(timeIntervalSince1970: Double(endMillisecond - 1) / 1000))
-        }
-        return .success(date)
+        // The millisecond the text names, from its whole second (exact after rounding: the parse is
+        // off by far less than half a second) and its fraction's first three digits.
+        let wholeSecond = Int64((date.timeIntervalSince1970 - fractionOfASecond).rounded())
+        let named = wholeSecond * 1000 + millisecondOfTheSecond
+        guard named >= firstMillisecond, named < endMillisecond else { return .failure(.range) }
+        guard Timestamp.milliseconds(date) != named else { return .success(date) }
+        // Past about year 5000 a `Date` holds time only to tens of microseconds, so a fraction such
+        // as .999999 came out in the next second (.99999Z on the last second of 9999 in year 10000),
+        // where digits past the millisecond are to be dropped, not rounded. The middle of the named
+        // millisecond is the moment nearest it that reads as it.
+        return .success(Date(timeIntervalSince1970: (Double(named) + 0.5) / 1000))
     }
 
     /// 0001-01-01T00:00:00Z and 10000-01-01T00:00:00Z, in milliseconds since 1970, as Foundation's

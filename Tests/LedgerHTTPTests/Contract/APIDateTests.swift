@@ -118,6 +118,17 @@ struct APIDateTests {
         }
         // Past the last second, the fraction's rounding is not what put it out of range.
         #expect(APIDate.parse("9999-12-31T22:59:59.99999-01:01") == nil)
+        // Elsewhere past about year 5000 too, digits past the millisecond are dropped, not rounded
+        // into the next second (re-test: 5000-06-01T12:00:00.999999Z read as 12:00:01.000).
+        for (text, shown) in [
+            ("5000-06-01T12:00:00.999999Z", "5000-06-01T12:00:00.999Z"),
+            ("8000-06-01T12:00:00.99999Z", "8000-06-01T12:00:00.999Z"),
+            ("9999-12-31T23:58:59.99999Z", "9999-12-31T23:58:59.999Z"),
+            ("9999-12-31T23:59:59.99999+00:01", "9999-12-31T23:58:59.999Z"),
+            ("9999-12-31T23:59:59.001Z", "9999-12-31T23:59:59.001Z"),
+        ] {
+            #expect(APIDate.parse(text).map(APIDate.string) == shown, "\(text)")
+        }
     }
 
     @Test func aMillisecondTheStyleTruncatedIsWrittenAsSent() {
