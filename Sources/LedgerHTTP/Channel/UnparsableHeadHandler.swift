@@ -148,7 +148,9 @@ final class UnparsableHeadHandler: ChannelDuplexHandler, RemovableChannelHandler
         )
         if problem.status == .methodNotAllowed {
             // Required in a 405; empty, as no method is served for a tunnel's target (RFC 9110 §10.2.1).
+            // NIO sends no body in any answer to CONNECT, so the answer names no content type either.
             head.headerFields[.allow] = ""
+            head.headerFields[.contentType] = nil
         }
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(body)), promise: nil)
