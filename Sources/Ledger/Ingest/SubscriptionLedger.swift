@@ -246,6 +246,18 @@ public final class SubscriptionLedger: Sendable {
                 environment: environment, assertedAt: received
             )
         }
+        if notification.unifiedReceipt?.pendingRenewalInfo == nil, let chain = subscription?.originalTransactionId,
+           let autoRenew = notification.autoRenewStatus?.boolValue {
+            // Without pending_renewal_info, the notification's own auto-renew fields are what Apple
+            // says of its subscription's renewal (its V1 documentation names them for
+            // DID_CHANGE_RENEWAL_STATUS); they went unread, so renewal turned off left will_renew
+            // true (legacy walkthrough). Dated by the change Apple states, never after arrival.
+            renewals.append(RenewalObservation(
+                originalTransactionId: chain, autoRenewStatus: autoRenew, autoRenewProductId: notification.autoRenewProductId,
+                environment: environment,
+                assertedAt: min(notification.autoRenewStatusChangeDate?.millisecondsSince1970 ?? received, received)
+            ))
+        }
         guard let chain = latest?.originalTransactionId ?? renewals.first?.originalTransactionId else {
             throw LedgerError(.malformedBody, "the V1 notification carries no transaction in unified_receipt.latest_receipt_info")
         }

@@ -106,6 +106,32 @@ struct LegacyInputTests {
         }
     }
 
+    /// A V1 notification without `pending_renewal_info` still says whether its subscription renews,
+    /// in its own `auto_renew_status` (dated by `auto_renew_status_change_date_ms`), as Apple's V1
+    /// documentation has DID_CHANGE_RENEWAL_STATUS read (legacy walkthrough: turned off that way,
+    /// `will_renew` stayed true). With `pending_renewal_info`, that is what counts, as before.
+    @Test func aV1NotificationWithoutPendingRenewalInfoIsReadForItsAutoRenewStatus() async throws {
+        try await H.run { h in
+            _ = try await h.ledger.link(userId: "u1", originalTransactionId: "2000", source: "submit", context: .init(source: "test"))
+            h.clock.set(Day.date(0))
+            _ = try await h.ledger.ingestNotificationV1(body: try Self.v1Body(.initialBuy, entries: [Self.entry("2000", purchased: 0, expires: 30)]), context: .init(source: "test"))
+            #expect(try await h.entitlement("pro", of: "u1", at: 5)?.willRenew == true)
+            h.clock.set(Day.date(10))
+            let turnedOff = NotificationV1(
+                notificationType: .didChangeRenewalStatus, password: "s3cret", environment: .sandbox, bid: H.bundleId,
+                autoRenewProductId: "pro.monthly", autoRenewStatus: LegacyFlag(rawValue: "false"), autoRenewStatusChangeDate: Day.apple(9),
+                unifiedReceipt: UnifiedReceipt(environment: .sandbox, latestReceiptInfo: [Self.entry("2000", purchased: 0, expires: 30)], status: 0)
+            )
+            _ = try await h.ledger.ingestNotificationV1(body: try JSONEncoder().encode(turnedOff), context: .init(source: "test"))
+            let after = try #require(try await h.entitlement("pro", of: "u1", at: 10))
+            #expect(after.willRenew == false)
+            #expect(after.status == "active")
+            // From the change Apple dated, not from the notification's arrival.
+            #expect(try await h.entitlement("pro", of: "u1", at: 9.5)?.willRenew == false)
+            #expect(try await h.entitlement("pro", of: "u1", at: 8.5)?.willRenew == true)
+        }
+    }
+
     /// A V1 notification's receipt lists every subscription of the account; it is kept on the stream
     /// of the latest one only. What the ledger knew (`as_of`) must still count it for the others.
     @Test func asOfCountsAV1NotificationForEverySubscriptionItNames() async throws {
