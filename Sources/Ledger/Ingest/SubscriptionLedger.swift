@@ -448,6 +448,15 @@ public final class SubscriptionLedger: Sendable {
         }
         guard response.status == VerifyReceiptStatus.valid else {
             let meaning = response.status.flatMap(VerifyReceiptStatus.meaning).map { " (\($0))" } ?? ""
+            if let status = response.status, VerifyReceiptStatus.internalDataAccessErrors.contains(status) {
+                // Apple's own failure, which it marked not to retry (else the client retried it):
+                // not the receipt's fault, so not invalid_receipt, which a backend may act on
+                // against the user (legacy walkthrough).
+                throw AppStoreError(
+                    .appleUnavailable,
+                    "verifyReceipt answered status \(status)\(meaning) and marked it not retryable: Apple could not validate this receipt now; the receipt is not known to be bad"
+                )
+            }
             throw LedgerError(.invalidReceipt, "verifyReceipt answered status \(response.status.map(String.init) ?? "(none)")\(meaning)")
         }
         let bundleId = response.receipt?.bundleId ?? requested

@@ -664,6 +664,24 @@ struct LegacyInputTests {
         }
     }
 
+    /// An internal data access error (21100 to 21199) Apple marked not retryable reaches the ledger
+    /// as an answer (one not so marked is retried, then is 502): it is Apple's failure, answered
+    /// `apple_unavailable`, not `invalid_receipt`, which a backend may act on against the user
+    /// (legacy walkthrough).
+    @Test func anInternalErrorAppleMarkedNotRetryableIsAppleUnavailableNotAnInvalidReceipt() async throws {
+        try await H.run { h in
+            h.receipts.register(VerifyReceiptResponse(status: 21199, isRetryable: LegacyFlag(rawValue: "false")), for: "receipt")
+            do {
+                _ = try await h.ledger.submitReceipt(userId: "u1", receiptData: "receipt", context: .init(source: "test"))
+                Issue.record("expected apple_unavailable")
+            } catch let error as AppStoreError {
+                #expect(error.code == .appleUnavailable)
+                #expect(error.message.hasPrefix("verifyReceipt answered status 21199 ("), "\(error.message)")
+            }
+            #expect(try await h.store.eventCount() == 0)
+        }
+    }
+
     /// A pre-iOS 7 transaction receipt names neither app nor environment in verifyReceipt's answer,
     /// so it is refused as such before Apple is asked (its answer read as Apple failing, 502).
     @Test func aPreIOS7TransactionReceiptIsRefusedWithoutAskingApple() async throws {
