@@ -258,9 +258,11 @@ public final class SubscriptionLedger: Sendable {
                 assertedAt: min(notification.autoRenewStatusChangeDate?.millisecondsSince1970 ?? received, received)
             ))
         }
-        guard let chain = latest?.originalTransactionId ?? renewals.first?.originalTransactionId else {
-            throw LedgerError(.malformedBody, "the V1 notification carries no transaction in unified_receipt.latest_receipt_info")
-        }
+        // One that names no subscription (a CONSUMPTION_REQUEST, or a REFUND of a consumable the app
+        // finished, which Apple leaves out of latest_receipt_info) is still Apple's, sent with the
+        // secret: kept on the app's stream, as a V2 notification without data is, and changing no
+        // subscription. Refused as malformed, Apple sent it again and again (legacy walkthrough).
+        let chain = latest?.originalTransactionId ?? renewals.first?.originalTransactionId
         // Renewal infos too: a pending renewal entry naming another app's subscription would set its
         // will-renew, grace period and billing retry.
         try await refuseOtherAppsChains(Set(transactions.map(\.originalTransactionId) + renewals.map(\.originalTransactionId)), bundleId: bundleId)
@@ -274,7 +276,7 @@ public final class SubscriptionLedger: Sendable {
             renewals: renewals
         )
         return try await record(
-            fact, type: LedgerEventType.notificationV1, stream: LedgerEventType.chainStream(chain),
+            fact, type: LedgerEventType.notificationV1, stream: chain.map(LedgerEventType.chainStream) ?? LedgerEventType.appStream(bundleId),
             dedupeKey: "notification-v1:" + Self.sha256(kept), receivedAt: now, context: context
         )
     }

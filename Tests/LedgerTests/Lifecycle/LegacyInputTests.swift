@@ -132,6 +132,25 @@ struct LegacyInputTests {
         }
     }
 
+    /// A V1 notification naming no subscription (Apple leaves a consumable the app finished out of
+    /// `latest_receipt_info`, so its CONSUMPTION_REQUEST or REFUND can carry none) is Apple's all the
+    /// same: kept on the app's stream, changing no subscription, and a resend is a duplicate
+    /// (legacy walkthrough: it was refused as malformed, and Apple would send it again and again).
+    @Test func aV1NotificationNamingNoSubscriptionIsKeptOnTheAppsStream() async throws {
+        try await H.run { h in
+            let body = try JSONEncoder().encode(NotificationV1(
+                notificationType: NotificationTypeV1(rawValue: "CONSUMPTION_REQUEST"), password: "s3cret", environment: .sandbox, bid: H.bundleId,
+                unifiedReceipt: UnifiedReceipt(environment: .sandbox, latestReceiptInfo: [], status: 0)
+            ))
+            let recorded = try await h.ledger.ingestNotificationV1(body: body, context: .init(source: "test"))
+            #expect(!recorded.isDuplicate)
+            let events = try await h.store.readStream(LedgerEventType.appStream(H.bundleId))
+            #expect(events.map(\.type) == [LedgerEventType.notificationV1])
+            #expect(try await h.ledger.ingestNotificationV1(body: body, context: .init(source: "test")).isDuplicate)
+            #expect(try await h.store.eventCount() == 1)
+        }
+    }
+
     /// A V1 notification's receipt lists every subscription of the account; it is kept on the stream
     /// of the latest one only. What the ledger knew (`as_of`) must still count it for the others.
     @Test func asOfCountsAV1NotificationForEverySubscriptionItNames() async throws {
