@@ -246,8 +246,8 @@ public final class SubscriptionLedger: Sendable {
                 environment: environment, assertedAt: received
             )
         }
-        if notification.unifiedReceipt?.pendingRenewalInfo == nil, let chain = subscription?.originalTransactionId,
-           let autoRenew = notification.autoRenewStatus?.boolValue {
+        if notification.unifiedReceipt?.pendingRenewalInfo == nil, let autoRenew = notification.autoRenewStatus?.boolValue,
+           let chain = Self.subscriptionNamed(by: notification, among: transactions) {
             // Without pending_renewal_info, the notification's own auto-renew fields are what Apple
             // says of its subscription's renewal (its V1 documentation names them for
             // DID_CHANGE_RENEWAL_STATUS); they went unread, so renewal turned off left will_renew
@@ -279,6 +279,19 @@ public final class SubscriptionLedger: Sendable {
             fact, type: LedgerEventType.notificationV1, stream: chain.map(LedgerEventType.chainStream) ?? LedgerEventType.appStream(bundleId),
             dedupeKey: "notification-v1:" + Self.sha256(kept), receivedAt: now, context: context
         )
+    }
+
+    /// The subscription a V1 notification's own auto-renew fields are about: the one auto-renewable
+    /// subscription its receipt lists, or, of several, the one whose latest purchase is of its
+    /// `auto_renew_product_id`; nil when that does not tell one (re-test: the newest was taken, so
+    /// renewal turned off on an older subscription was put on another).
+    static func subscriptionNamed(by notification: NotificationV1, among transactions: [TransactionObservation]) -> String? {
+        let subscriptions = Dictionary(grouping: transactions.filter { $0.type == ProductType.autoRenewable }, by: \.originalTransactionId)
+            .compactMapValues { ChainState.latest(of: $0) }
+        if subscriptions.count == 1 { return subscriptions.keys.first }
+        guard let product = notification.autoRenewProductId else { return nil }
+        let named = subscriptions.filter { $0.value.productId == product }
+        return named.count == 1 ? named.keys.first : nil
     }
 
     /// Verifies a StoreKit 2 transaction a client submitted for `userId`, records it and links the

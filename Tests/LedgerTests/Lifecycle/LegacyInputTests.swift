@@ -132,6 +132,43 @@ struct LegacyInputTests {
         }
     }
 
+    /// Of several subscriptions in the receipt, the auto-renew fields are put on the one whose
+    /// latest purchase is of `auto_renew_product_id`, and on none when that tells none apart
+    /// (re-test: they went to the newest, so renewal turned off on an older one was put on another).
+    @Test func aV1NotificationsAutoRenewFieldsGoToTheSubscriptionTheyName() async throws {
+        try await H.run { h in
+            var basic = Self.entry("3000", original: "3000", purchased: 5, expires: 35)
+            basic.productId = "basic.monthly"
+            let entries = [basic, Self.entry("2000", purchased: 0, expires: 30)]
+            func turnOff(_ product: String?, at day: Double) async throws {
+                h.clock.set(Day.date(day))
+                let body = NotificationV1(
+                    notificationType: .didChangeRenewalStatus, password: "s3cret", environment: .sandbox, bid: H.bundleId,
+                    autoRenewProductId: product, autoRenewStatus: LegacyFlag(rawValue: "false"), autoRenewStatusChangeDate: Day.apple(day),
+                    unifiedReceipt: UnifiedReceipt(environment: .sandbox, latestReceiptInfo: entries, status: 0)
+                )
+                _ = try await h.ledger.ingestNotificationV1(body: try JSONEncoder().encode(body), context: .init(source: "test"))
+            }
+            h.clock.set(Day.date(6))
+            let bought = NotificationV1(
+                notificationType: .initialBuy, password: "s3cret", environment: .sandbox, bid: H.bundleId,
+                unifiedReceipt: UnifiedReceipt(environment: .sandbox, latestReceiptInfo: entries, pendingRenewalInfo: [
+                    LegacyPendingRenewalInfo(autoRenewProductId: "pro.monthly", autoRenewStatus: LegacyFlag(rawValue: "1"), originalTransactionId: "2000", productId: "pro.monthly"),
+                    LegacyPendingRenewalInfo(autoRenewProductId: "basic.monthly", autoRenewStatus: LegacyFlag(rawValue: "1"), originalTransactionId: "3000", productId: "basic.monthly"),
+                ], status: 0)
+            )
+            _ = try await h.ledger.ingestNotificationV1(body: try JSONEncoder().encode(bought), context: .init(source: "test"))
+            // A product that names neither: nothing is put on either.
+            try await turnOff("pro.yearly", at: 8)
+            #expect(try await h.chain("2000", at: 9)?.willRenew == true)
+            #expect(try await h.chain("3000", at: 9)?.willRenew == true)
+            // The older subscription's product: that one turns off, the newer one keeps renewing.
+            try await turnOff("pro.monthly", at: 10)
+            #expect(try await h.chain("2000", at: 11)?.willRenew == false)
+            #expect(try await h.chain("3000", at: 11)?.willRenew == true)
+        }
+    }
+
     /// A V1 notification naming no subscription (Apple leaves a consumable the app finished out of
     /// `latest_receipt_info`, so its CONSUMPTION_REQUEST or REFUND can carry none) is Apple's all the
     /// same: kept on the app's stream, changing no subscription, and a resend is a duplicate
