@@ -38,7 +38,7 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
     /// Error for the server's failures, warning for a limit doing its work (the feed streams'), info
     /// for a client's fault: a refused extra stream is no failure to alert on (operator walkthrough).
     static func logLevel(of problem: Problem) -> Logger.Level {
-        if problem.code == "too_many_streams" { return .warning }
+        if problem.code == Problem.tooManyStreamsCode { return .warning }
         return problem.statusCode >= 500 ? .error : .info
     }
 }

@@ -59,6 +59,17 @@ public struct Problem: Error, Sendable, Codable, Equatable {
         return problem
     }
 
+    /// `maximum` NDJSON feed streams are open (`http.max_feed_streams`): a limit at work, not a failure.
+    public static func tooManyStreams(maximum: Int) -> Problem {
+        Problem(
+            status: .serviceUnavailable, code: tooManyStreamsCode, title: "Too many feed streams",
+            detail: "\(maximum) NDJSON feed streams are open, as many as http.max_feed_streams allows; try again once one ends, or read pages (Accept: application/json)"
+        )
+    }
+
+    /// The code of ``tooManyStreams(maximum:)``.
+    public static let tooManyStreamsCode = "too_many_streams"
+
     /// The database could not be reached: clients (and Apple) should retry.
     public static func storageUnavailable(_ detail: String) -> Problem {
         Problem(status: .serviceUnavailable, code: "storage_unavailable", title: "Storage unavailable", detail: detail)

@@ -156,12 +156,7 @@ public struct LedgerRoutes: Sendable {
             let after = try Self.cursor(request) ?? .start
             let limit = try Self.limit(request)
             if FeedFormat(accept: request.headers[.accept]) == .ndjson {
-                guard let permit = feedStreams.enter() else {
-                    throw Problem(
-                        status: .serviceUnavailable, code: "too_many_streams", title: "Too many feed streams",
-                        detail: "\(feedStreams.maximum) NDJSON feed streams are open, as many as http.max_feed_streams allows; try again once one ends, or read pages (Accept: application/json)"
-                    )
-                }
+                guard let permit = feedStreams.enter() else { throw Problem.tooManyStreams(maximum: feedStreams.maximum) }
                 return try await Self.ndjson(ledger: ledger, after: after, permit: permit)
             }
             let page = try await ledger.events(after: after, limit: limit)

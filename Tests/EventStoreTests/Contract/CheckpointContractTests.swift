@@ -75,17 +75,23 @@ struct CheckpointContractTests {
         }
     }
 
+    /// What `migrate` throws, or nil when it succeeds.
+    static func migrateRefusal(_ store: any EventStore) async -> (any Error)? {
+        do {
+            try await store.migrate()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     @Test(arguments: TestDatabases.dialects)
     func anEditedAppliedMigrationStopsMigrate(_ dialect: StorageDialect) async throws {
         try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
             try await fixture.rawExecute("UPDATE schema_migrations SET checksum = 'edited' WHERE version = 1")
-            do {
-                try await fixture.store.migrate()
-                Issue.record("migrate accepted a changed migration")
-            } catch {
-                #expect(error.storeCode == .migrationChecksumMismatch)
-                #expect("\(error)".contains("0001_events.sql"))
-            }
+            let refusal = try #require(await Self.migrateRefusal(fixture.store), "migrate accepted a changed migration")
+            #expect(refusal.storeCode == .migrationChecksumMismatch)
+            #expect("\(refusal)".contains("0001_events.sql"))
         }
     }
 
@@ -99,14 +105,10 @@ struct CheckpointContractTests {
             // SQLite keeps applied_at as microseconds; PostgreSQL fills it by default.
             let columns = dialect == .sqlite ? ("version, name, checksum, applied_at", ", 0") : ("version, name, checksum", "")
             try await fixture.rawExecute("INSERT INTO schema_migrations (\(columns.0)) VALUES (9999, '9999_from_a_newer_build.sql', 'x'\(columns.1))")
-            do {
-                try await fixture.store.migrate()
-                Issue.record("migrate accepted a migration this build does not ship")
-            } catch {
-                #expect(error.storeCode == .unknownMigration)
-                #expect("\(error)".contains("9999_from_a_newer_build.sql"), "\(error)")
-                #expect("\(error)".contains("start serve with --no-migrate"), "\(error)")
-            }
+            let refusal = try #require(await Self.migrateRefusal(fixture.store), "migrate accepted a migration this build does not ship")
+            #expect(refusal.storeCode == .unknownMigration)
+            #expect("\(refusal)".contains("9999_from_a_newer_build.sql"), "\(refusal)")
+            #expect("\(refusal)".contains("start serve with --no-migrate"), "\(refusal)")
             #expect(try await fixture.store.pendingMigrations().isEmpty)
         }
     }

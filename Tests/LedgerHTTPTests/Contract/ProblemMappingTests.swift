@@ -61,7 +61,7 @@ struct ProblemMappingTests {
         let level = { (status: HTTPResponse.Status, code: String) in
             ProblemMiddleware<LedgerRequestContext>.logLevel(of: Problem(status: status, code: code, title: "t", detail: "d"))
         }
-        #expect(level(.serviceUnavailable, "too_many_streams") == .warning)
+        #expect(ProblemMiddleware<LedgerRequestContext>.logLevel(of: .tooManyStreams(maximum: 64)) == .warning)
         #expect(level(.serviceUnavailable, "storage_unavailable") == .error)
         #expect(level(.badRequest, "malformed_body") == .info)
     }
