@@ -1,3 +1,4 @@
+import AppStore
 import EventStore
 import Foundation
 import Logging
@@ -133,7 +134,7 @@ extension SubscriptionLedger {
                         return
                     }
                     if let expiresAt = record.grant.expiresAt, expiresAt <= at {
-                        throw LedgerError(.grantEnded, "grant \(grantId) ended at \(ChainEvaluator.date(expiresAt).formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))); there is nothing left to revoke")
+                        throw LedgerError(.grantEnded, "grant \(grantId) ended at \(AppStoreDate(millisecondsSince1970: expiresAt)); there is nothing left to revoke")
                     }
                     let revoke = ManualGrant(
                         grantId: grantId, userId: userId, entitlement: record.grant.entitlement, expiresAt: nil, reason: reason, at: at

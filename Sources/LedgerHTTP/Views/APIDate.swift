@@ -1,69 +1,24 @@
+import AppStore
 import EventStore
 import Foundation
 
 /// Dates in the API: ISO 8601 UTC with milliseconds, e.g. `2026-11-21T10:00:00.000Z`.
 enum APIDate {
-    static let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
-
     /// The date's text, in the millisecond the ledger counts it in (`Timestamp.milliseconds`: its
     /// nearest microsecond, rounded down).
     ///
     /// Apple's dates are whole milliseconds, which a `Date` holds only to the nearest double:
     /// `ISO8601FormatStyle` truncated those and printed many of them a millisecond early (…742.699 as
-    /// .698). An event's `recorded_at` has microseconds, and `as_of` counts it in the millisecond it
-    /// falls in, so it is shown in that one, not rounded into the next. Written here from whole
-    /// milliseconds for years 1970 to 9999, which is also several times cheaper than the style, used
-    /// only outside that range.
+    /// .698, and every other one before 1970), and its calendar is Julian before October 1582. An
+    /// event's `recorded_at` has microseconds, and `as_of` counts it in the millisecond it falls in,
+    /// so it is shown in that one, not rounded into the next.
     static func string(_ date: Date) -> String {
-        let milliseconds = Timestamp.milliseconds(date)
-        guard milliseconds >= 0, milliseconds < 253_402_300_800_000 else { return style.format(date) }
-        return string(millisecondsSince1970: milliseconds)
+        string(millisecondsSince1970: Timestamp.milliseconds(date))
     }
 
-    /// Formats whole milliseconds since 1970 (0 up to the end of year 9999).
+    /// Formats whole milliseconds since 1970 on the proleptic Gregorian calendar (``GregorianTimestamp``).
     static func string(millisecondsSince1970 total: Int64) -> String {
-        let days = total / 86_400_000
-        var rest = total % 86_400_000
-        let (year, month, day) = civil(daysSince1970: days)
-        let hour = rest / 3_600_000
-        rest %= 3_600_000
-        let minute = rest / 60_000
-        rest %= 60_000
-        let second = rest / 1000
-        let millisecond = rest % 1000
-        return String(unsafeUninitializedCapacity: 24) { text in
-            var at = 0
-            func put(_ value: Int64, width: Int) {
-                var value = value
-                for index in stride(from: at + width - 1, through: at, by: -1) {
-                    text[index] = UInt8(ascii: "0") + UInt8(value % 10)
-                    value /= 10
-                }
-                at += width
-            }
-            func put(_ byte: Unicode.Scalar) {
-                text[at] = UInt8(ascii: byte)
-                at += 1
-            }
-            put(year, width: 4); put("-"); put(month, width: 2); put("-"); put(day, width: 2)
-            put("T"); put(hour, width: 2); put(":"); put(minute, width: 2); put(":"); put(second, width: 2)
-            put("."); put(millisecond, width: 3); put("Z")
-            return at
-        }
-    }
-
-    /// The proleptic Gregorian date of a day count since 1970-01-01 (Howard Hinnant's civil_from_days).
-    private static func civil(daysSince1970 days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let shifted = days + 719_468
-        let era = shifted / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        return (year, month, day)
+        GregorianTimestamp.text(millisecondsSince1970: total)
     }
 
     /// Why a text is not a moment the API takes.
@@ -80,55 +35,47 @@ enum APIDate {
     /// why a text is refused.
     ///
     /// The text must be a whole RFC 3339 date-time (the `Instant` pattern of `openapi.yaml`), and
-    /// its calendar fields must name a real moment: Foundation's parser ignores what follows the
-    /// part it read (`…Zjunk`), takes zone forms RFC 3339 has not (`UTC`, `+0200`), rolls
-    /// `2026-02-30` over to March 2 and takes hour 24 and second 60, so a typo would be evaluated
-    /// at another date. A refused field is named, since the text then looks right at a glance.
+    /// its calendar fields must name a real moment: Foundation's parser ignored what follows the
+    /// part it read (`…Zjunk`), took zone forms RFC 3339 has not (`UTC`, `+0200`), rolled
+    /// `2026-02-30` over to March 2, took hour 24 and second 60, and read dates before October 1582
+    /// on the Julian calendar, so a typo would be evaluated at another date. So the moment is worked
+    /// out here from the fields, in integers, on the proleptic Gregorian calendar RFC 3339 uses. A
+    /// refused field is named, since the text then looks right at a glance.
     ///
-    /// Digits past the microsecond are dropped, as the store keeps no finer time: parsed whole,
-    /// `.4359999` was rounded to `.436` and so counted in the next millisecond, and Foundation
-    /// refuses more than nine. The moment must fall in years 0001 to 9999 once its offset is applied,
-    /// so an answer can name it in RFC 3339.
+    /// Digits past the microsecond are dropped, as the store keeps no finer time (rounding them
+    /// would count `.4359999` in the next millisecond). The moment must fall in years 0001 to 9999
+    /// once its offset is applied, so an answer can name it in RFC 3339.
     static func read(_ text: String) -> Result<Date, Refusal> {
         guard let fields = Fields(text) else { return .failure(.form) }
         if let fault = fields.fault { return .failure(.field(fault)) }
-        // RFC 3339 allows a lowercase `t` and `z`; Foundation's parser does not.
-        var text = text.uppercased()
-        var fractionOfASecond = 0.0
-        var millisecondOfTheSecond: Int64 = 0
-        if text.utf8.count > 20, text.utf8[text.utf8.index(text.utf8.startIndex, offsetBy: 19)] == UInt8(ascii: ".") {
-            let fraction = text.dropFirst(20).prefix { $0.isASCII && $0.isNumber }
-            if fraction.count > 6 {
-                text = String(text.prefix(20)) + fraction.prefix(6) + text.dropFirst(20 + fraction.count)
-            }
-            fractionOfASecond = Double("0." + fraction.prefix(6)) ?? 0
-            millisecondOfTheSecond = Int64(String((fraction + "00").prefix(3))) ?? 0
-        }
-        guard let date = (try? style.parse(text)) ?? (try? Date.ISO8601FormatStyle().parse(text)) else { return .failure(.form) }
-        // The millisecond the text names, from its whole second (exact after rounding: the parse is
-        // off by far less than half a second) and its fraction's first three digits.
-        let wholeSecond = Int64((date.timeIntervalSince1970 - fractionOfASecond).rounded())
-        let named = wholeSecond * 1000 + millisecondOfTheSecond
+        let days = GregorianTimestamp.daysSince1970(year: Int64(fields.year), month: Int64(fields.month), day: Int64(fields.day))
+        let offset = Int64(fields.offsetSign * (fields.offsetHours * 3600 + fields.offsetMinutes * 60))
+        let seconds = days * 86_400 + Int64(fields.hour * 3600 + fields.minute * 60 + fields.second) - offset
+        let named = seconds * 1000 + Int64(fields.microsecond / 1000)
         guard named >= firstMillisecond, named < endMillisecond else { return .failure(.range) }
+        let date = Timestamp.date(micros: seconds * 1_000_000 + Int64(fields.microsecond))
         guard Timestamp.milliseconds(date) != named else { return .success(date) }
-        // Past about year 5000 a `Date` holds time only to tens of microseconds, so a fraction such
-        // as .999999 came out in the next second (.99999Z on the last second of 9999 in year 10000),
-        // where digits past the millisecond are to be dropped, not rounded. The middle of the named
-        // millisecond is the moment nearest it that reads as it.
+        // Far from 1970 a `Date` holds time only to microseconds or coarser (tens of them past about
+        // year 5000), so a fraction such as .999999 would come out in the next millisecond or second
+        // (.99999Z on the last second of 9999 in year 10000), where digits past the millisecond are
+        // to be dropped, not rounded. The middle of the named millisecond is the moment nearest it
+        // that reads as it.
         return .success(Date(timeIntervalSince1970: (Double(named) + 0.5) / 1000))
     }
 
-    /// 0001-01-01T00:00:00Z and 10000-01-01T00:00:00Z, in milliseconds since 1970, as Foundation's
-    /// calendar counts them (Julian before October 1582, so year 1 starts two days before the
-    /// proleptic Gregorian one): the parser and the style that writes such dates use that calendar.
-    static let firstMillisecond: Int64 = -62_135_769_600_000
+    /// 0001-01-01T00:00:00Z and 10000-01-01T00:00:00Z, in milliseconds since 1970 on the proleptic
+    /// Gregorian calendar: the first moment an answer can name in RFC 3339, and the end of the last.
+    static let firstMillisecond: Int64 = -62_135_596_800_000
     static let endMillisecond: Int64 = 253_402_300_800_000
 
     /// The numbers of a text in the form `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`, before their
     /// ranges are checked.
     private struct Fields {
         var year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0
-        var offsetHours = 0, offsetMinutes = 0
+        /// The fraction's first six digits (any after them dropped).
+        var microsecond = 0
+        /// 1 east of UTC (and for `Z`), -1 west of it.
+        var offsetSign = 1, offsetHours = 0, offsetMinutes = 0
 
         /// Nil unless `text` is the whole form and nothing more.
         init?(_ text: String) {
@@ -156,6 +103,10 @@ enum APIDate {
                 let digitsStart = at
                 while at < bytes.count, isDigit(bytes[at]) { at += 1 }
                 guard at > digitsStart else { return nil }
+                for place in 0..<6 {
+                    let digit = digitsStart + place < at ? Int(bytes[digitsStart + place] - UInt8(ascii: "0")) : 0
+                    microsecond = microsecond * 10 + digit
+                }
             }
             guard at < bytes.count else { return nil }
             switch bytes[at] {
@@ -166,6 +117,7 @@ enum APIDate {
                       let offsetHours = number(at + 1..<at + 3), let offsetMinutes = number(at + 4..<at + 6)
                 else { return nil }
                 (self.offsetHours, self.offsetMinutes) = (offsetHours, offsetMinutes)
+                offsetSign = bytes[at] == UInt8(ascii: "-") ? -1 : 1
             default:
                 return nil
             }

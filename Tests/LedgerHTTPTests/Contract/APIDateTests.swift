@@ -3,21 +3,31 @@ import Foundation
 @testable import LedgerHTTP
 import Testing
 
-/// `APIDate.string` writes dates at the nearest millisecond, with the calendar `ISO8601FormatStyle` uses.
+/// `APIDate` reads and writes the API's dates on the proleptic Gregorian calendar, to the millisecond
+/// (`GregorianTimestampTests` checks the text itself).
 struct APIDateTests {
-    @Test func wholeMillisecondsAreWrittenExactlyOnTheStylesCalendar() {
+    /// Every millisecond an answer can name reads back as itself, before 1970 and October 1582 too
+    /// (integrator walkthrough: `at=1969-12-31T23:59:59.999Z` came back as .998, and
+    /// `at=1582-10-10T00:00:00Z` as October 20).
+    @Test func everyNamedMillisecondReadsBackAsItself() throws {
         var generator = SystemRandomNumberGenerator()
-        var samples: [Int64] = [0, 951_825_600_007, 3_833_107_742_699, 253_402_300_799_999]
-        for _ in 0..<20_000 { samples.append(Int64.random(in: 0...4_102_444_800_000, using: &generator)) }
-        var mismatches: [String] = []
-        for milliseconds in samples {
-            let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
-            // The style is exact on whole seconds; the milliseconds are the sample's own digits.
-            let seconds = APIDate.style.format(Date(timeIntervalSince1970: Double(milliseconds / 1000)))
-            let expected = seconds.dropLast(4) + String(format: "%03d", Int(milliseconds % 1000)) + "Z"
-            if APIDate.string(date) != expected { mismatches.append("\(milliseconds): \(APIDate.string(date)) vs \(expected)") }
+        var samples: [Int64] = [APIDate.firstMillisecond, APIDate.endMillisecond - 1, -1, 0, -12_219_724_800_000]
+        for _ in 0..<20_000 {
+            samples.append(Int64.random(in: APIDate.firstMillisecond..<APIDate.endMillisecond, using: &generator))
         }
-        #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
+        var wrong: [String] = []
+        for milliseconds in samples {
+            let text = APIDate.string(millisecondsSince1970: milliseconds)
+            guard let date = APIDate.parse(text), Timestamp.milliseconds(date) == milliseconds, APIDate.string(date) == text else {
+                wrong.append("\(milliseconds) \(text): \(String(describing: APIDate.parse(text)))")
+                continue
+            }
+        }
+        #expect(wrong.isEmpty, "\(wrong.prefix(5))")
+        #expect(APIDate.parse("1582-10-10T00:00:00Z").map(APIDate.string) == "1582-10-10T00:00:00.000Z")
+        #expect(APIDate.parse("1969-12-31T23:59:59.999Z").map(APIDate.string) == "1969-12-31T23:59:59.999Z")
+        #expect(APIDate.parse("0001-01-01T00:00:00Z").map(Timestamp.milliseconds) == -62_135_596_800_000)
+        #expect(APIDate.parse("1960-06-15T14:00:00.123456+02:00").map(Timestamp.micros) == -301_233_599_876_544)
     }
 
     /// `at` and `as_of` are compared in whole milliseconds with stored times: every `.SSS` a client
@@ -138,16 +148,15 @@ struct APIDateTests {
 
     /// An event's `recorded_at` has microseconds; `as_of` counts it in the millisecond it falls in,
     /// so it is shown in that one (.000600 is .000, not rounded up into .001, which `as_of=.000`
-    /// includes).
-    @Test func fractionsAreShownInTheMillisecondTheyFallInAndFarDatesUseTheStyle() {
+    /// includes), before 1970 too.
+    @Test func fractionsAreShownInTheMillisecondTheyFallIn() {
         #expect(APIDate.string(Date(timeIntervalSince1970: 1.0006)) == "1970-01-01T00:00:01.000Z")
         #expect(APIDate.string(Date(timeIntervalSince1970: 1.0004)) == "1970-01-01T00:00:01.000Z")
         #expect(APIDate.string(Date(timeIntervalSince1970: 1.0009999)) == "1970-01-01T00:00:01.001Z")
         #expect(APIDate.string(Date(timeIntervalSince1970: 1.001)) == "1970-01-01T00:00:01.001Z")
-        #expect(APIDate.string(millisecondsSince1970: 951_825_600_007) == "2000-02-29T12:00:00.007Z")
-        let before1970 = Date(timeIntervalSince1970: -86_400)
-        #expect(APIDate.string(before1970) == APIDate.style.format(before1970))
-        #expect(APIDate.string(before1970).hasPrefix("1969-12-31T00:00:00"))
+        #expect(APIDate.string(Date(timeIntervalSince1970: -0.0004)) == "1969-12-31T23:59:59.999Z")
+        #expect(APIDate.string(Date(timeIntervalSince1970: -0.001)) == "1969-12-31T23:59:59.999Z")
+        #expect(APIDate.string(Date(timeIntervalSince1970: -86_400)) == "1969-12-31T00:00:00.000Z")
     }
 }
 

@@ -14,11 +14,12 @@ struct GrantRevocationTests {
     typealias H = APIHarness
 
     /// Makes a grant on `day` until `until` and returns its id.
-    static func grant(_ h: APIHarness, user: String = "u1", on day: Double, until: Double) async throws -> String {
+    static func grant(_ h: APIHarness, user: String = "u1", on day: Double, until: Double, millisecond: Int = 0) async throws -> String {
         h.clock.set(Day.date(day))
+        let expiresAt = Day.iso(until).dropLast() + String(format: ".%03dZ", millisecond)
         let response = try await h.request(
             .post, "/v1/users/\(user)/grants", key: H.adminKey,
-            json: #"{"entitlement":"pro","expires_at":"\#(Day.iso(until))","reason":"support ticket 812"}"#
+            json: #"{"entitlement":"pro","expires_at":"\#(expiresAt)","reason":"support ticket 812"}"#
         )
         #expect(response.status == .created)
         return try #require(try h.object(response)["grant_id"] as? String)
@@ -88,7 +89,8 @@ struct GrantRevocationTests {
     func refusedRevokesRecordNothing(_ dialect: StorageDialect) async throws {
         try await H.run(dialect) { h in
             let grantId = try await Self.grant(h, on: 0, until: 30)
-            let ended = try await Self.grant(h, on: 0, until: 5)
+            // Told to the millisecond (the detail had put .001 at .000, through a `Date`).
+            let ended = try await Self.grant(h, on: 0, until: 5, millisecond: 1)
             h.clock.set(Day.date(10))
             let events = try await h.eventCount()
 
@@ -104,7 +106,7 @@ struct GrantRevocationTests {
             let over = try await Self.revoke(h, ended)
             #expect(over.status == .conflict)
             #expect(try h.object(over)["code"] as? String == "grant_ended")
-            #expect(try h.object(over)["detail"] as? String == "grant \(ended) ended at 2026-01-06T00:00:00.000Z; there is nothing left to revoke")
+            #expect(try h.object(over)["detail"] as? String == "grant \(ended) ended at 2026-01-06T00:00:00.001Z; there is nothing left to revoke")
 
             let blank = try await Self.revoke(h, grantId, reason: "  ")
             #expect(blank.status == .badRequest)
@@ -174,7 +176,8 @@ struct GrantRevocationTests {
     @Test(arguments: TestDatabases.dialects)
     func theUsersGrantsAreListedWithTheirIdsAndStatus(_ dialect: StorageDialect) async throws {
         try await H.run(dialect) { h in
-            let ended = try await Self.grant(h, on: 0, until: 5)
+            // Told to the millisecond (the detail had put .001 at .000, through a `Date`).
+            let ended = try await Self.grant(h, on: 0, until: 5, millisecond: 1)
             let revoked = try await Self.grant(h, on: 1, until: 30)
             let live = try await Self.grant(h, on: 2, until: 40)
             h.clock.set(Day.date(10))

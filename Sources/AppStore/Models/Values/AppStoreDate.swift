@@ -83,8 +83,9 @@ public struct AppStoreDate: Hashable, Comparable, Sendable, Codable, CustomStrin
         try container.encode(millisecondsSince1970)
     }
 
-    /// ISO 8601 with milliseconds, for logs and error messages.
+    /// ISO 8601 in UTC with milliseconds (`2026-11-21T10:00:00.000Z`), for logs and error messages:
+    /// the exact millisecond, on the proleptic Gregorian calendar (``GregorianTimestamp``).
     public var description: String {
-        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
+        GregorianTimestamp.text(millisecondsSince1970: millisecondsSince1970)
     }
 }
