@@ -110,6 +110,11 @@ public protocol EventStore: Sendable {
     /// into another PostgreSQL cluster. Always 0 for SQLite, which has no such ids.
     func eventsAheadOfServer() async throws -> Int
 
+    /// How far the database server's clock stands from the one that stamps `recorded_at`, so `serve`
+    /// can warn when instances sharing a database would stamp on clocks out of step (which puts the
+    /// two ends of a transfer in the wrong order for `as_of`). Nil for SQLite: one process, one clock.
+    func readServerClock() async throws -> ClockReading?
+
     /// Every read-model document, sorted by model and key (for `replay --check`).
     func projectionDocuments() async throws -> [ProjectionDocument]
 
@@ -162,6 +167,9 @@ extension EventStore {
 
     /// No transaction ids, none ahead: SQLite and any store that orders events by position alone.
     public func eventsAheadOfServer() async throws -> Int { 0 }
+
+    /// No server clock: SQLite, and any store whose writers all share one clock.
+    public func readServerClock() async throws -> ClockReading? { nil }
 
     /// The migrations the database lacks, waiting for a connection as long as any request would.
     public func pendingMigrations() async throws -> [Migration] {

@@ -868,6 +868,20 @@ public final class PostgresEventStore: EventStore {
         }
     }
 
+    public func readServerClock() async throws -> ClockReading? {
+        try await leased { connection in
+            let before = Timestamp.micros(now())
+            var server: Int64?
+            for try await micros in try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.serverClock), logger: logger).decode(Int64.self) {
+                server = micros
+            }
+            let after = Timestamp.micros(now())
+            guard let server else { return nil }
+            let middle = before + (after - before) / 2
+            return ClockReading(serverAheadMicros: server - middle, uncertaintyMicros: max(0, (after - before) / 2))
+        }
+    }
+
     public func eventsAheadOfServer() async throws -> Int {
         try await leased { connection in
             for try await count in try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.eventsAheadOfServer), logger: logger).decode(Int64.self) {

@@ -175,6 +175,7 @@ struct ServeCommand: AsyncParsableCommand {
             }
             let hidden = try await store.eventsAheadOfServer()
             guard hidden == 0 else { throw HiddenHistory(events: hidden) }
+            try await ClockSkewCheck.run(store: store, logger: logger)
         }
         var groupConfiguration = ServiceGroupConfiguration(
             services: [

@@ -1,0 +1,52 @@
+import EventStore
+import EventStoreTesting
+import Foundation
+import Testing
+@testable import subledger
+
+/// `serve` compares its clock, which stamps `recorded_at`, with PostgreSQL's at start-up and warns
+/// when they differ (multi-instance walkthrough: an instance 5 s behind put a transfer's unlink
+/// before its link, and `as_of` listed the chain under two users).
+@Suite("Clock skew against PostgreSQL at start-up")
+struct ClockSkewCheckTests {
+    @Test(arguments: TestDatabases.dialects)
+    func aClockFiveSecondsAheadIsToldAndOneInStepIsNot(_ dialect: StorageDialect) async throws {
+        try await withFreshStore(dialect, now: { Date().addingTimeInterval(5) }) { (fixture: StoreFixture) async throws in
+            let log = CapturedLog()
+            try await ClockSkewCheck.run(store: fixture.store, logger: log.logger)
+            switch dialect {
+            case .postgres:
+                let reading = try #require(try await fixture.store.readServerClock())
+                #expect((-5_500_000 ... -4_500_000).contains(reading.serverAheadMicros), "\(reading)")
+                #expect(log.lines.count == 1)
+                let line = try #require(log.lines.first)
+                #expect(line.hasPrefix("warning this machine's clock is "), "\(line)")
+                #expect(line.contains(" ms ahead of PostgreSQL's: events are stamped with this clock"), "\(line)")
+                #expect(line.contains("server_ahead_ms=-4") || line.contains("server_ahead_ms=-5"), "\(line)")
+            case .sqlite:
+                #expect(try await fixture.store.readServerClock() == nil)
+                #expect(log.lines.isEmpty)
+            }
+        }
+        try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
+            let log = CapturedLog()
+            try await ClockSkewCheck.run(store: fixture.store, logger: log.logger)
+            #expect(log.lines.isEmpty, "\(log.lines)")
+            if dialect == .postgres {
+                // The test server runs on this machine, so on this clock.
+                let reading = try #require(try await fixture.store.readServerClock())
+                #expect(reading.serverAheadMicros.magnitude < 100_000, "\(reading)")
+            }
+        }
+    }
+
+    /// A difference the round trip could hide is not told; a clock behind the server's says so.
+    @Test func onlyADifferenceBeyondToleranceAndUncertaintyIsTold() throws {
+        #expect(ClockSkewCheck.warning(ClockReading(serverAheadMicros: 99_000, uncertaintyMicros: 0)) == nil)
+        #expect(ClockSkewCheck.warning(ClockReading(serverAheadMicros: 150_000, uncertaintyMicros: 60_000)) == nil)
+        let behind = try #require(ClockSkewCheck.warning(ClockReading(serverAheadMicros: 2_500_000, uncertaintyMicros: 1_000)))
+        #expect(behind.hasPrefix("this machine's clock is 2500 ms behind PostgreSQL's"))
+        let ahead = try #require(ClockSkewCheck.warning(ClockReading(serverAheadMicros: -101_000, uncertaintyMicros: 0)))
+        #expect(ahead.hasPrefix("this machine's clock is 101 ms ahead of PostgreSQL's"))
+    }
+}
