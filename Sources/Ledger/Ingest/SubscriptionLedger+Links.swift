@@ -20,6 +20,7 @@ extension SubscriptionLedger {
                 transaction, prefetch: touched, beforeAppendingTo: [LedgerEventType.userStream(userId)]
             ) { documents in
                 let owner = try await documents.lockAndReadOwner(chain: chain)?.userId
+                try await self.lockPreviousOwners(against: [claim], documents: documents)
                 decided = try self.decide(claim, owner: owner, now: now, context: context)
                 try await self.record(decided?.records ?? [], now: now, in: transaction, documents: documents)
             }

@@ -631,8 +631,8 @@ public final class SubscriptionLedger: Sendable {
     /// arrived, their claims are decided in that order (a duplicate's explicit claims too), the links
     /// appended in a second multi-stream append and folded, and the documents written in one
     /// statement. Heads, then documents, are locked in sorted order, so concurrent batches queue
-    /// rather than deadlock (a transfer's unlink locks the previous owner late; PostgreSQL breaks
-    /// the rare cycle and the transaction runs again).
+    /// rather than deadlock (a transfer locks the previous owner after them, before the appends;
+    /// PostgreSQL breaks the rare cycle and the transaction runs again).
     func recordBatch(_ batch: [PendingFact]) async throws -> [IngestResult] {
         let events = batch.map(\.event)
         let order = batch.indices.sorted { (batch[$0].stream, $0) < (batch[$1].stream, $1) }
@@ -647,6 +647,7 @@ public final class SubscriptionLedger: Sendable {
                 var appended: [AppendedEvent?] = Array(repeating: nil, count: batch.count)
                 var refused: [Int: [String]] = [:]
                 try await TransactionDocuments.withDocuments(transaction, prefetch: touched, beforeAppendingTo: streams, dedupeKeys: keys) { documents in
+                    try await self.lockPreviousOwners(against: batch.flatMap(\.claims), documents: documents)
                     let results = try await transaction.append(order.map { StreamAppend(stream: batch[$0].stream, events: [events[$0]]) })
                     for (index, result) in zip(order, results) {
                         appended[index] = result.events.first
@@ -739,10 +740,33 @@ public final class SubscriptionLedger: Sendable {
         return refused
     }
 
+    /// Locks the stream and document of every user a claim could take a chain from, before anything
+    /// is appended: the transaction's `recorded_at` is taken at its first append, and a transfer's
+    /// unlink taking them later could wait there (two transfers between the same users deadlock,
+    /// and PostgreSQL breaks the cycle only after `deadlock_timeout`), committing long after its
+    /// stamp, so `as_of` answers already given would change (multi-instance walkthrough: 2 s). A
+    /// claimant's own stream and document are locked already; under `keep` nothing is taken.
+    func lockPreviousOwners(against claims: [LinkClaim], documents: TransactionDocuments) async throws {
+        guard configuration.linkPolicy == .transfer, !claims.isEmpty else { return }
+        let claimants = Set(claims.map(\.userId))
+        var owners: Set<String> = []
+        for claim in claims {
+            if let owner = try await documents.lockAndReadOwner(chain: claim.chain)?.userId, !claimants.contains(owner) {
+                owners.insert(owner)
+            }
+        }
+        guard !owners.isEmpty else { return }
+        let sorted = owners.sorted()
+        try await documents.prefetch(
+            sorted.map { DocumentKey(model: ReadModel.userEntitlements, key: $0) },
+            beforeAppendingTo: sorted.map(LedgerEventType.userStream)
+        )
+    }
+
     /// The documents recording facts and their claims will lock, in the order every path takes them:
     /// chains, then owners, then users, each sorted. That keeps lock cycles between ingests rare;
-    /// PostgreSQL breaks the rare one (a transfer also locks the previous owner's document) and the
-    /// transaction runs again.
+    /// PostgreSQL breaks the rare one (a transfer also locks the previous owner's stream and
+    /// document, before anything is appended) and the transaction runs again.
     static func documents(touchedBy batch: [PendingFact]) -> [DocumentKey] {
         let claims = batch.flatMap(\.claims)
         let chains = Set(batch.map(\.fact).flatMap { $0.transactions.map(\.originalTransactionId) + $0.renewals.map(\.originalTransactionId) })

@@ -31,17 +31,14 @@ struct ReplayDecisionOrderTests {
             try await raw.withConnection { holder in
                 _ = try await holder.query("SELECT set_config('search_path', \(h.fixture.location), false)", logger: TestDatabases.logger)
                 _ = try await holder.query("BEGIN", logger: TestDatabases.logger)
-                var xid = ""
-                for try await id in try await holder.query("SELECT pg_current_xact_id()::xid::text", logger: TestDatabases.logger).decode(String.self) {
-                    xid = id
-                }
+                let holderPID = try await LockWaiter.backend(of: holder)
                 _ = try await holder.query("SELECT 1 FROM streams WHERE stream_id = 'user-u2' FOR UPDATE", logger: TestDatabases.logger)
 
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
                         _ = try await h.submit(user: "u2", H.transaction("1001", original: "1000", purchased: 30, expires: 60), at: 3)
                     }
-                    let blocked = try await Self.waitForWaiter(on: xid, raw: raw)
+                    let blocked = try await LockWaiter.waitForWaiter(on: holderPID, raw: raw)
                     group.addTask {
                         try await LegacyInputTests.submit(h, "u1-receipt", user: "u1", at: 3)
                         receiptDone.continuation.yield()
@@ -72,20 +69,6 @@ struct ReplayDecisionOrderTests {
             #expect(try await h.ledger.entitlements(userId: "u2", at: now).subscriptions.map(\.originalTransactionId).contains("1000"))
             #expect(!(try await h.ledger.entitlements(userId: "u1", at: now).subscriptions.map(\.originalTransactionId).contains("1000")))
         }
-    }
-
-    /// Polls `pg_locks` until some session waits for transaction `xid`; false after 30 s.
-    private static func waitForWaiter(on xid: String, raw: PostgresClient) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            let rows = try await raw.query(
-                "SELECT count(*)::int8 FROM pg_locks WHERE locktype = 'transactionid' AND transactionid::text = \(xid) AND NOT granted",
-                logger: TestDatabases.logger
-            )
-            for try await waiting in rows.decode(Int64.self) where waiting > 0 { return true }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return false
     }
 
     /// Whether `stream` yields within `limit`.

@@ -1,0 +1,28 @@
+import EventStoreTesting
+import PostgresNIO
+
+/// Waits, in PostgreSQL tests that hold a lock on purpose, until the ledger's transaction is blocked on it.
+enum LockWaiter {
+    /// The backend process id of `connection`, the holder to wait on.
+    static func backend(of connection: PostgresConnection) async throws -> Int32 {
+        for try await pid in try await connection.query("SELECT pg_backend_pid()", logger: TestDatabases.logger).decode(Int32.self) {
+            return pid
+        }
+        return 0
+    }
+
+    /// Polls `pg_locks` until some session waits for a lock backend `holder` holds (a row's or an
+    /// advisory one); false after 30 s.
+    static func waitForWaiter(on holder: Int32, raw: PostgresClient) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            let rows = try await raw.query(
+                "SELECT count(*)::int8 FROM pg_stat_activity WHERE \(holder) = ANY(pg_blocking_pids(pid))",
+                logger: TestDatabases.logger
+            )
+            for try await waiting in rows.decode(Int64.self) where waiting > 0 { return true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+}
