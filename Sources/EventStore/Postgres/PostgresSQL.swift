@@ -234,11 +234,11 @@ enum PostgresSQL {
 
     static let eventCount = "SELECT count(*)::int8 FROM events"
 
-    /// Every id this server assigned is below its snapshot's xmax; a stored event at or above it
-    /// came from another cluster's history (an index range scan on events_tx_position).
     /// The server's clock as the statement runs (not the transaction's start), in microseconds since 1970.
     static let serverClock = "SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::int8"
 
+    /// Every id this server assigned is below its snapshot's xmax; a stored event at or above it
+    /// came from another cluster's history (an index range scan on events_tx_position).
     static let eventsAheadOfServer = "SELECT count(*)::int8 FROM events WHERE tx_id >= pg_snapshot_xmax(pg_current_snapshot())"
 
     /// Heads with no event behind them: the audit's walk goes by events, so it cannot see these.
