@@ -19,7 +19,9 @@ enum ClockSkewCheck {
         guard let reading = try await store.readServerClock(), let warning = warning(reading) else { return }
         logger.warning(
             "\(warning)",
-            metadata: ["server_ahead_ms": "\(reading.serverAheadMicros / 1000)", "uncertainty_ms": "\(reading.uncertaintyMicros / 1000)"]
+            // Signed as the message reads (re-test: `server_ahead_ms` beside "this machine's clock is
+            // ahead" read as a contradiction): positive when this machine's clock is ahead.
+            metadata: ["clock_ahead_of_server_ms": "\(-reading.serverAheadMicros / 1000)", "uncertainty_ms": "\(reading.uncertaintyMicros / 1000)"]
         )
     }
 
