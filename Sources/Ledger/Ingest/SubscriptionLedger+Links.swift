@@ -173,7 +173,8 @@ extension SubscriptionLedger {
     /// of the user loads it, so it is bounded in length.
     static func checkReason(_ reason: String) throws {
         let allowed: Set<Unicode.Scalar> = ["\t", "\n", "\r"]
-        guard !reason.unicodeScalars.contains(where: { ($0.value < 0x20 || $0.value == 0x7F) && !allowed.contains($0) }) else {
+        // Control characters are C0, DEL and C1 (re-test: C1 passed, where the Id rule counts them).
+        guard !reason.unicodeScalars.contains(where: { ($0.value < 0x20 || (0x7F...0x9F).contains($0.value)) && !allowed.contains($0) }) else {
             throw LedgerError(.malformedBody, "reason must not contain control characters other than tabs and line breaks")
         }
         // Each grant's reason is in the user's document, which every read of the user loads: a
