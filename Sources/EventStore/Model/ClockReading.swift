@@ -1,22 +1,23 @@
-/// How far the database server's clock stood from the clock that stamps `recorded_at`, read once.
+/// How far the clock that stamps `recorded_at` stood from the database server's, read once.
 ///
 /// Several `serve` instances share one PostgreSQL database but each stamps its events with its own
 /// clock; the database's clock is the one they can all be compared with.
 public struct ClockReading: Sendable, Equatable {
-    /// The server's clock minus ours, in microseconds, against the middle of the round trip.
-    public var serverAheadMicros: Int64
+    /// Our clock minus the server's, in microseconds, against the middle of the round trip: positive
+    /// when ours is ahead.
+    public var aheadOfServerMicros: Int64
     /// Half the round trip, in microseconds: the reading is right to within this.
     public var uncertaintyMicros: Int64
 
     /// A reading, as the store takes it.
-    public init(serverAheadMicros: Int64, uncertaintyMicros: Int64) {
-        self.serverAheadMicros = serverAheadMicros
+    public init(aheadOfServerMicros: Int64, uncertaintyMicros: Int64) {
+        self.aheadOfServerMicros = aheadOfServerMicros
         self.uncertaintyMicros = uncertaintyMicros
     }
 
     /// Whether the two clocks surely differ by more than `tolerance` microseconds, whatever the
     /// round trip hid.
     public func differs(byMoreThan tolerance: Int64) -> Bool {
-        serverAheadMicros.magnitude > UInt64(tolerance + uncertaintyMicros)
+        aheadOfServerMicros.magnitude > UInt64(tolerance + uncertaintyMicros)
     }
 }

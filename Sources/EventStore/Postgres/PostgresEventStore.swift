@@ -878,7 +878,7 @@ public final class PostgresEventStore: EventStore {
             let after = Timestamp.micros(now())
             guard let server else { return nil }
             let middle = before + (after - before) / 2
-            return ClockReading(serverAheadMicros: server - middle, uncertaintyMicros: max(0, (after - before) / 2))
+            return ClockReading(aheadOfServerMicros: middle - server, uncertaintyMicros: max(0, (after - before) / 2))
         }
     }
 

@@ -74,8 +74,9 @@ enum PostgresSQL {
     ///
     /// One statement, so one round trip, takes the locks an ingest batch needs. The document models
     /// reach the function through a subquery over `locked`, so the heads are locked before any
-    /// document, as the write paths take them (a transfer's unlink is the exception: it locks the
-    /// previous owner's stream late, and PostgreSQL breaks the rare cycle that makes).
+    /// document, as the write paths take them (a transfer's previous owner is the exception: it is
+    /// locked by a second such statement once the owner document names it, and PostgreSQL breaks
+    /// the rare cycle that makes).
     ///
     /// The duplicate lookup reads the statement's snapshot: a fact committed by the transaction this
     /// one waited on for a head lock is missed, its insert then fails on the unique key, and the

@@ -48,8 +48,9 @@ extension SubscriptionLedger {
         // One decoder for every event of the fold (links and grants go through it), not one each.
         let decoder = JSONDecoder()
         // Filtered, not cut at the first later event: `recorded_at` is a transaction's clock reading at
-        // its first append, and a transaction that took a stream's lock late (a transfer's unlink)
-        // can land after a later-stamped event of another on the same stream.
+        // its first append, and a stream can still hold a later-stamped event before an earlier one:
+        // two writers creating the stream at once (the second waits after its stamp), or instances
+        // whose clocks disagree.
         for event in try await store.readStream(LedgerEventType.userStream(userId)) {
             let projectable = try ProjectableEvent(event, decoder: decoder)
             guard projectable.recordedAt <= cutoff else { continue }

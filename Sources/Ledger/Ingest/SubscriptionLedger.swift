@@ -637,7 +637,8 @@ public final class SubscriptionLedger: Sendable {
         let events = batch.map(\.event)
         let order = batch.indices.sorted { (batch[$0].stream, $0) < (batch[$1].stream, $1) }
         // The locks the batch will need are taken in its first statement: the heads of the facts' and
-        // the claimants' streams, then the documents (a transfer's unlink takes its own later). A
+        // the claimants' streams, then the documents (a transfer's previous owner is known only from
+        // them, so `lockPreviousOwners` takes that one's next, still before any append). A
         // duplicate's documents are locked for nothing, which costs less than another round trip.
         let touched = Self.documents(touchedBy: batch)
         let streams = batch.map(\.stream) + batch.flatMap(\.claims).map { LedgerEventType.userStream($0.userId) }

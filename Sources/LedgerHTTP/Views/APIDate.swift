@@ -65,8 +65,8 @@ enum APIDate {
 
     /// 0001-01-01T00:00:00Z and 10000-01-01T00:00:00Z, in milliseconds since 1970 on the proleptic
     /// Gregorian calendar: the first moment an answer can name in RFC 3339, and the end of the last.
-    static let firstMillisecond: Int64 = -62_135_596_800_000
-    static let endMillisecond: Int64 = 253_402_300_800_000
+    static let firstMillisecond = GregorianTimestamp.daysSince1970(year: 1, month: 1, day: 1) * 86_400_000
+    static let endMillisecond = GregorianTimestamp.daysSince1970(year: 10_000, month: 1, day: 1) * 86_400_000
 
     /// The numbers of a text in the form `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`, before their
     /// ranges are checked.

@@ -19,9 +19,7 @@ enum ClockSkewCheck {
         guard let reading = try await store.readServerClock(), let warning = warning(reading) else { return }
         logger.warning(
             "\(warning)",
-            // Signed as the message reads (re-test: `server_ahead_ms` beside "this machine's clock is
-            // ahead" read as a contradiction): positive when this machine's clock is ahead.
-            metadata: ["clock_ahead_of_server_ms": "\(-reading.serverAheadMicros / 1000)", "uncertainty_ms": "\(reading.uncertaintyMicros / 1000)"]
+            metadata: ["clock_ahead_of_server_ms": "\(reading.aheadOfServerMicros / 1000)", "uncertainty_ms": "\(reading.uncertaintyMicros / 1000)"]
         )
     }
 
@@ -29,8 +27,8 @@ enum ClockSkewCheck {
     /// round trip was too slow to tell).
     static func warning(_ reading: ClockReading) -> String? {
         guard reading.differs(byMoreThan: toleranceMicros) else { return nil }
-        let milliseconds = reading.serverAheadMicros.magnitude / 1000
-        let direction = reading.serverAheadMicros > 0 ? "behind" : "ahead of"
+        let milliseconds = reading.aheadOfServerMicros.magnitude / 1000
+        let direction = reading.aheadOfServerMicros > 0 ? "ahead of" : "behind"
         return """
             this machine's clock is \(milliseconds) ms \(direction) PostgreSQL's: events are stamped \
             with this clock, and instances sharing the database on clocks out of step record facts \

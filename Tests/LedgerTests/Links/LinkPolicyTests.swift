@@ -295,7 +295,7 @@ struct LinkPolicyTests {
     }
 
     /// A stream can hold a later-stamped event before an earlier-stamped one (`recorded_at` is read
-    /// at a transaction's first append; a transfer takes the previous owner's stream late): as_of
+    /// at a transaction's first append, and two writers may create one stream at once): as_of
     /// filters each stream by time instead of stopping at the first later event, which kept a chain
     /// with its previous owner after the unlink.
     @Test func asOfFiltersEachStreamByTimeRatherThanStoppingAtTheFirstLaterEvent() async throws {

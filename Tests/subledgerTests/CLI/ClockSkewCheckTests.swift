@@ -17,7 +17,7 @@ struct ClockSkewCheckTests {
             switch dialect {
             case .postgres:
                 let reading = try #require(try await fixture.store.readServerClock())
-                #expect((-5_500_000 ... -4_500_000).contains(reading.serverAheadMicros), "\(reading)")
+                #expect((4_500_000 ... 5_500_000).contains(reading.aheadOfServerMicros), "\(reading)")
                 #expect(log.lines.count == 1)
                 let line = try #require(log.lines.first)
                 #expect(line.hasPrefix("warning this machine's clock is "), "\(line)")
@@ -35,18 +35,18 @@ struct ClockSkewCheckTests {
             if dialect == .postgres {
                 // The test server runs on this machine, so on this clock.
                 let reading = try #require(try await fixture.store.readServerClock())
-                #expect(reading.serverAheadMicros.magnitude < 100_000, "\(reading)")
+                #expect(reading.aheadOfServerMicros.magnitude < 100_000, "\(reading)")
             }
         }
     }
 
     /// A difference the round trip could hide is not told; a clock behind the server's says so.
     @Test func onlyADifferenceBeyondToleranceAndUncertaintyIsTold() throws {
-        #expect(ClockSkewCheck.warning(ClockReading(serverAheadMicros: 99_000, uncertaintyMicros: 0)) == nil)
-        #expect(ClockSkewCheck.warning(ClockReading(serverAheadMicros: 150_000, uncertaintyMicros: 60_000)) == nil)
-        let behind = try #require(ClockSkewCheck.warning(ClockReading(serverAheadMicros: 2_500_000, uncertaintyMicros: 1_000)))
+        #expect(ClockSkewCheck.warning(ClockReading(aheadOfServerMicros: 99_000, uncertaintyMicros: 0)) == nil)
+        #expect(ClockSkewCheck.warning(ClockReading(aheadOfServerMicros: 150_000, uncertaintyMicros: 60_000)) == nil)
+        let behind = try #require(ClockSkewCheck.warning(ClockReading(aheadOfServerMicros: -2_500_000, uncertaintyMicros: 1_000)))
         #expect(behind.hasPrefix("this machine's clock is 2500 ms behind PostgreSQL's"))
-        let ahead = try #require(ClockSkewCheck.warning(ClockReading(serverAheadMicros: -101_000, uncertaintyMicros: 0)))
+        let ahead = try #require(ClockSkewCheck.warning(ClockReading(aheadOfServerMicros: 101_000, uncertaintyMicros: 0)))
         #expect(ahead.hasPrefix("this machine's clock is 101 ms ahead of PostgreSQL's"))
     }
 }
