@@ -1,0 +1,63 @@
+import AppStoreTesting
+import AppStore
+import EventStore
+import EventStoreTesting
+import Foundation
+import Ledger
+import Testing
+
+/// A transfer takes the previous owner's stream and document before the write's `recorded_at` is
+/// taken, so a wait for them (another transfer between the same users; PostgreSQL breaks a deadlock
+/// only after `deadlock_timeout`) comes before the stamp and the write commits within moments of it:
+/// stamped before the wait, it committed up to 2 s later, and `as_of` answers for moments already
+/// past changed (multi-instance walkthrough).
+@Suite("A transfer's locks come before its recorded_at")
+struct TransferStampTests {
+    typealias H = LedgerHarness
+
+    /// `held` is what of alice's the test holds: her stream's head, or her document.
+    @Test(.enabled(if: TestDatabases.dialects.contains(.postgres)), arguments: [("submission", "stream"), ("submission", "document"), ("link", "document")])
+    func aTransferWaitingForThePreviousOwnerIsStampedAfterTheWait(path: String, held: String) async throws {
+        try await H.run(dialect: .postgres, policy: .transfer) { h in
+            try await h.submit(user: "alice", H.transaction("1000", purchased: 0, expires: 30), at: 0)
+            let raw = try #require(h.fixture.rawPostgres)
+            try await raw.withConnection { holder in
+                _ = try await holder.query("SELECT set_config('search_path', \(h.fixture.location), false)", logger: TestDatabases.logger)
+                _ = try await holder.query("BEGIN", logger: TestDatabases.logger)
+                let holderPID = try await LockWaiter.backend(of: holder)
+                // What a transfer from alice must lock: her stream's head and her document.
+                if held == "stream" {
+                    _ = try await holder.query("SELECT 1 FROM streams WHERE stream_id = 'user-alice' FOR UPDATE", logger: TestDatabases.logger)
+                } else {
+                    // A document's lock is the advisory lock `lock_and_read_documents` takes.
+                    _ = try await holder.query("SELECT pg_advisory_xact_lock(hashtextextended('user_entitlements/alice', 0))", logger: TestDatabases.logger)
+                }
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        if path == "submission" {
+                            _ = try await h.submit(user: "bob", H.transaction("1001", original: "1000", purchased: 30, expires: 60), at: 1)
+                        } else {
+                            h.clock.set(Day.date(1))
+                            _ = try await h.ledger.link(userId: "bob", originalTransactionId: "1000", source: "test", context: IngestContext(source: "test"))
+                        }
+                    }
+                    let blocked = try await LockWaiter.waitForWaiter(on: holderPID, raw: raw)
+                    // The wait lasts from day 1 to day 2 of the store's clock.
+                    h.clock.set(Day.date(2))
+                    _ = try await holder.query("COMMIT", logger: TestDatabases.logger)
+                    try await group.waitForAll()
+                    try #require(blocked, "the transfer never waited for alice's locks")
+                }
+            }
+            let log = try await readLog(h.store, atLeast: 4).events
+            let link = try #require(log.last { $0.type == "user.linked" && $0.streamID == "user-bob" })
+            let unlink = try #require(log.first { $0.type == "user.unlinked" && $0.streamID == "user-alice" })
+            #expect(link.recordedAt == Day.date(2), "\(link.recordedAt)")
+            #expect(unlink.recordedAt == Day.date(2), "\(unlink.recordedAt)")
+            if path == "submission" {
+                let fact = try #require(log.last { $0.type == "apple.transaction" && $0.dedupeKey != log.first?.dedupeKey })
+                #expect(fact.recordedAt == Day.date(2), "\(fact.recordedAt)")
+            }
+        }
+    }
+}
