@@ -13,7 +13,7 @@ struct LockHeadsAndDocumentsStatement: PostgresPreparedStatement {
         document: Data?
     )
 
-    static let name = "subledger_lock_heads_and_documents_v1"
+    static let name = "subledger_lock_heads_and_documents_v2"
     static let sql = PostgresSQL.lockHeadsAndDocuments
     static let bindingDataTypes: [PostgresDataType] = [.textArray, .textArray, .textArray, .textArray]
 

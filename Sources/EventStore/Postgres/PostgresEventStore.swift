@@ -315,6 +315,25 @@ public final class PostgresEventStore: EventStore {
         return found
     }
 
+    /// Looks up the stored events of `keys` for appends to streams the transaction already knows.
+    private func lookUpDuplicates(_ connection: PostgresConnection, keys: [String], known: TransactionHeads) async throws {
+        let stored = keys.isEmpty ? [:] : try await storedEvents(connection, keys: keys)
+        known.lookedUp(streams: [], locked: [:], keys: keys, stored: stored)
+    }
+
+    /// The stored events of those of `keys` that have one, by key; a plain read, which never waits.
+    private func storedEvents(_ connection: PostgresConnection, keys: [String]) async throws -> [String: AppendedEvent] {
+        var stored: [String: AppendedEvent] = [:]
+        var binds = PostgresBindings()
+        binds.append(keys)
+        for try await (key, id, position, streamID, version) in try await connection.query(
+            PostgresQuery(unsafeSQL: PostgresSQL.duplicates, binds: binds), logger: logger
+        ).decode((String, UUID, Int64, String, Int64).self) {
+            stored[key] = AppendedEvent(eventID: id, position: position, streamID: streamID, streamVersion: version, isDuplicate: true)
+        }
+        return stored
+    }
+
     /// Appends to several streams inside an open transaction in two round trips, however many: lock
     /// the heads (sorted, so concurrent batches queue rather than deadlock) and find the stored
     /// duplicates, then move and create the heads and insert every event in one statement. One round
@@ -325,9 +344,11 @@ public final class PostgresEventStore: EventStore {
         let streams = Array(Set(appends.map(\.stream))).sorted()
         let keys = appends.flatMap { $0.events.compactMap(\.dedupeKey) }
         let held = known.known(streams: streams, keys: keys)
-        if held == nil, appends.count == 1, let only = appends.first {
-            // A lone append the transaction did not lock for beforehand (a projector's, a transfer's
-            // unlink) is usually one round trip this way.
+        if held == nil, appends.count == 1, let only = appends.first, !known.knowsAll(streams) {
+            // A lone append the transaction did not lock for beforehand (a projector's) is usually
+            // one round trip this way. Its statement guesses the head and would wait on a stream
+            // another writer holds, so a stream the transaction has locked or found absent goes the
+            // way below instead.
             return [try await appendInTransaction(connection, to: only.stream, only.events, expected: .any, known: known, stamp: stamp)]
         }
         let prepared = try appends.map { try PreparedEvent.prepare(stream: $0.stream, $0.events) }
@@ -337,7 +358,16 @@ public final class PostgresEventStore: EventStore {
             locked = held.locked
             stored = held.stored
         } else {
-            _ = try await lockHeadsAndDocuments(connection, streams: streams, keys: keys, documents: [], known: known)
+            if known.knowsAll(streams) {
+                // Only keys are new (a batch's links): a plain read finds their duplicates. Locking the
+                // heads again would wait, after this transaction's recorded_at, behind a writer that
+                // created a stream found absent here and then locked it (multi-instance probe: 1 s,
+                // a deadlock's timeout); such a stream fails the insert instead, and the transaction
+                // runs again with a new stamp.
+                try await lookUpDuplicates(connection, keys: keys, known: known)
+            } else {
+                _ = try await lockHeadsAndDocuments(connection, streams: streams, keys: keys, documents: [], known: known)
+            }
             guard let fresh = known.known(streams: streams, keys: keys) else {
                 throw EventStoreError(.databaseError, "a multi-stream append lost track of the heads it locked")
             }
@@ -473,13 +503,7 @@ public final class PostgresEventStore: EventStore {
         }
         var duplicates: [String: AppendedEvent] = [:]
         if !keys.isEmpty && !optimistic && !Self.checksDuplicatesInStatement(prepared, expected) {
-            var binds = PostgresBindings()
-            binds.append(keys)
-            for try await (key, id, position, streamID, version) in try await connection.query(
-                PostgresQuery(unsafeSQL: PostgresSQL.duplicates, binds: binds), logger: logger
-            ).decode((String, UUID, Int64, String, Int64).self) {
-                duplicates[key] = AppendedEvent(eventID: id, position: position, streamID: streamID, streamVersion: version, isDuplicate: true)
-            }
+            duplicates = try await storedEvents(connection, keys: keys)
         }
         let planned = Result { () throws(EventStoreError) -> AppendPlan in
             try AppendPlan(

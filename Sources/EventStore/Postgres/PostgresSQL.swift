@@ -73,10 +73,18 @@ enum PostgresSQL {
     /// data as `document`).
     ///
     /// One statement, so one round trip, takes the locks an ingest batch needs. The document models
-    /// reach the function through a subquery over `locked`, so the heads are locked before any
-    /// document, as the write paths take them (a transfer's previous owner is the exception: it is
-    /// locked by a second such statement once the owner document names it, and PostgreSQL breaks
-    /// the rare cycle that makes).
+    /// reach the function through a subquery over `locked` and `created`, so the heads and the names
+    /// of new streams are locked before any document, as the write paths take them (a transfer's
+    /// previous owner is the exception: it is locked by a second such statement once the owner
+    /// document names it, and PostgreSQL breaks the rare cycle that makes).
+    ///
+    /// A stream of $1 with no row yet is locked by an advisory lock on its name (seed 1, apart from
+    /// the documents' seed 0), taken after the heads in the same order: a stream two writers create
+    /// at once has nothing else to lock before the insert, and the second writer, stamped already,
+    /// waited there for the first to commit or roll back (a first writer caught in a deadlock held it
+    /// for `deadlock_timeout`), then committed that long after its `recorded_at`. Now it waits here,
+    /// before its stamp; if the first writer commits, this statement's snapshot still misses the
+    /// stream, the insert fails on the key, and the transaction runs again.
     ///
     /// The duplicate lookup reads the statement's snapshot: a fact committed by the transaction this
     /// one waited on for a head lock is missed, its insert then fails on the unique key, and the
@@ -92,6 +100,10 @@ enum PostgresSQL {
             FROM unnest($1::text[]) AS k(stream_id),
                  LATERAL (SELECT stream_id, version, head_hash FROM streams
                           WHERE streams.stream_id = k.stream_id FOR UPDATE) AS s
+        ), created AS MATERIALIZED (
+            SELECT pg_advisory_xact_lock(hashtextextended(k.stream_id, 1))
+            FROM unnest($1::text[]) AS k(stream_id)
+            WHERE k.stream_id NOT IN (SELECT stream_id FROM locked)
         )
         SELECT 0, stream_id, version, head_hash, NULL::text, NULL::uuid, NULL::int8, NULL::text FROM locked
         UNION ALL
@@ -101,7 +113,7 @@ enum PostgresSQL {
                       WHERE events.dedupe_key = k.dedupe_key OFFSET 0) AS e
         UNION ALL
         SELECT 2, '', d.document_index, NULL::bytea, NULL::text, NULL::uuid, NULL::int8, d.document_data
-        FROM lock_and_read_documents((SELECT CASE WHEN count(*) >= 0 THEN $3::text[] END FROM locked), $4::text[]) AS d
+        FROM lock_and_read_documents((SELECT CASE WHEN count(*) >= 0 THEN $3::text[] END FROM (SELECT 1 FROM locked UNION ALL SELECT 1 FROM created) AS l), $4::text[]) AS d
         """
 
     /// The second half: moves the locked heads ($1-$3), creates the new streams ($4-$6) and inserts

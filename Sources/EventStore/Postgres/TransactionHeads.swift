@@ -26,6 +26,11 @@ final class TransactionHeads: Sendable {
 
     private let state = Mutex(State())
 
+    /// Whether every one of `streams` is held locked or was found absent (its name locked).
+    func knowsAll(_ streams: [String]) -> Bool {
+        state.withLock { state in streams.allSatisfy { state.locked[$0] != nil || state.absent.contains($0) } }
+    }
+
     /// The heads and duplicates of `streams` and `keys`, or nil unless every one is known.
     func known(streams: [String], keys: [String]) -> Known? {
         state.withLock { state in

@@ -192,19 +192,23 @@ extension SubscriptionLedger {
         let event = try NewEvent.ledger(type: type, body: record, receivedAt: now, context: context)
         let projector = self.projector
         let stream = LedgerEventType.userStream(record.userId)
-        let project: InlineProjection = { result, transaction in
-            guard let appended = result?.events.first else { return }
-            let projectable = ProjectableEvent(
-                eventID: appended.eventID.lowercaseString, streamID: stream, position: appended.position,
-                recordedAt: Self.recordedAt(appended, fallback: now), body: body
-            )
-            let touched = [DocumentKey(model: ReadModel.userEntitlements, key: record.userId)]
-            try await TransactionDocuments.withDocuments(transaction, prefetch: touched) { documents in
-                try await projector.apply(projectable, to: documents)
-            }
-        }
+        let touched = [DocumentKey(model: ReadModel.userEntitlements, key: record.userId)]
         _ = try await LedgerMetrics.timed(metrics.appendGrant) {
-            try await store.append(to: stream, [event], expectedVersion: .any, inline: project)
+            try await store.transaction { transaction in
+                // The user's stream (a new one by its name) and document are locked before the
+                // append, as a revocation's are, and the append plans on what that lock found (a
+                // stream created meanwhile fails its insert and the grant runs again), so a wait for
+                // another writer comes before the grant's recorded_at.
+                try await TransactionDocuments.withDocuments(transaction, prefetch: touched, beforeAppendingTo: [stream]) { documents in
+                    let results = try await transaction.append([StreamAppend(stream: stream, events: [event])])
+                    guard let appended = results.first?.events.first else { return }
+                    let projectable = ProjectableEvent(
+                        eventID: appended.eventID.lowercaseString, streamID: stream, position: appended.position,
+                        recordedAt: Self.recordedAt(appended, fallback: now), body: body
+                    )
+                    try await projector.apply(projectable, to: documents)
+                }
+            }
         }
     }
 }

@@ -49,8 +49,8 @@ extension SubscriptionLedger {
         let decoder = JSONDecoder()
         // Filtered, not cut at the first later event: `recorded_at` is a transaction's clock reading at
         // its first append, and a stream can still hold a later-stamped event before an earlier one:
-        // two writers creating the stream at once (the second waits after its stamp), or instances
-        // whose clocks disagree.
+        // instances whose clocks disagree, or an older build on the same database, which stamped
+        // before waiting for a new stream's other creator.
         for event in try await store.readStream(LedgerEventType.userStream(userId)) {
             let projectable = try ProjectableEvent(event, decoder: decoder)
             guard projectable.recordedAt <= cutoff else { continue }
