@@ -177,15 +177,16 @@ public final class PostgresEventStore: EventStore {
             }
         }
         let prepared = try PreparedEvent.prepare(stream: stream, events)
-        let recordedAt = Timestamp.micros(Timestamp.truncated(now()))
         let keys = prepared.compactMap(\.event.dedupeKey)
         // The first attempt is optimistic: it takes the stream head from the cache (a stream this
         // process has not seen is guessed empty, the common case for a new subscription) and leaves
         // duplicates to the append statement (one event) or the unique index. Races (a concurrent
         // duplicate, another writer moving the head, a stale cache) end an attempt without writing
-        // anything; the next attempt reads everything and decides again.
+        // anything; the next attempt reads everything and decides again, with its own stamp, as a
+        // transaction that runs again takes a new one.
         for attempt in 1... {
             let optimistic = attempt == 1
+            let recordedAt = Timestamp.micros(Timestamp.truncated(now()))
             do {
                 let outcome = try await connections.withConnection { connection in
                     try await self.attemptAppend(

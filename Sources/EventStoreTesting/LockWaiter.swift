@@ -1,10 +1,9 @@
-import EventStoreTesting
 import PostgresNIO
 
-/// Waits, in PostgreSQL tests that hold a lock on purpose, until the ledger's transaction is blocked on it.
-enum LockWaiter {
+/// Waits, in PostgreSQL tests that hold a lock on purpose, until a store's transaction is blocked on it.
+public enum LockWaiter {
     /// The backend process id of `connection`, the holder to wait on.
-    static func backend(of connection: PostgresConnection) async throws -> Int32 {
+    public static func backend(of connection: PostgresConnection) async throws -> Int32 {
         for try await pid in try await connection.query("SELECT pg_backend_pid()", logger: TestDatabases.logger).decode(Int32.self) {
             return pid
         }
@@ -13,7 +12,7 @@ enum LockWaiter {
 
     /// Polls `pg_locks` until some session waits for a lock backend `holder` holds (a row's or an
     /// advisory one); false after 30 s.
-    static func waitForWaiter(on holder: Int32, raw: PostgresClient) async throws -> Bool {
+    public static func waitForWaiter(on holder: Int32, raw: PostgresClient) async throws -> Bool {
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
             let rows = try await raw.query(
