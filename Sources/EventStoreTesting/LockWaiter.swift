@@ -2,6 +2,16 @@ import PostgresNIO
 
 /// Waits, in PostgreSQL tests that hold a lock on purpose, until a store's transaction is blocked on it.
 public enum LockWaiter {
+    /// Points `connection` at the fixture's schema and, when `begin`, opens a transaction on it to
+    /// hold locks in, as another writer would; returns its backend process id, the holder to wait on.
+    public static func holder(_ connection: PostgresConnection, in fixture: StoreFixture, begin: Bool = true) async throws -> Int32 {
+        _ = try await connection.query("SELECT set_config('search_path', \(fixture.location), false)", logger: TestDatabases.logger)
+        if begin {
+            _ = try await connection.query("BEGIN", logger: TestDatabases.logger)
+        }
+        return try await backend(of: connection)
+    }
+
     /// The backend process id of `connection`, the holder to wait on.
     public static func backend(of connection: PostgresConnection) async throws -> Int32 {
         for try await pid in try await connection.query("SELECT pg_backend_pid()", logger: TestDatabases.logger).decode(Int32.self) {

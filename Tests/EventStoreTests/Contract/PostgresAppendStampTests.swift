@@ -19,9 +19,7 @@ struct PostgresAppendStampTests {
             _ = try await store.append(to: "contested", event("first"), expectedVersion: .any)
             let raw = try #require(fixture.rawPostgres)
             try await raw.withConnection { holder in
-                _ = try await holder.query("SELECT set_config('search_path', \(fixture.location), false)", logger: TestDatabases.logger)
-                _ = try await holder.query("BEGIN", logger: TestDatabases.logger)
-                let holderPID = try await LockWaiter.backend(of: holder)
+                let holderPID = try await LockWaiter.holder(holder, in: fixture)
                 // Another writer holds the head, and will move it.
                 _ = try await holder.query("SELECT 1 FROM streams WHERE stream_id = 'contested' FOR UPDATE", logger: TestDatabases.logger)
                 try await withThrowingTaskGroup(of: Void.self) { group in

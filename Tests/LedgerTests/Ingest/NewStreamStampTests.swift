@@ -22,9 +22,7 @@ struct NewStreamStampTests {
         try await H.run(dialect: .postgres, policy: .transfer) { h in
             let raw = try #require(h.fixture.rawPostgres)
             try await raw.withConnection { holder in
-                _ = try await holder.query("SELECT set_config('search_path', \(h.fixture.location), false)", logger: TestDatabases.logger)
-                _ = try await holder.query("BEGIN", logger: TestDatabases.logger)
-                let holderPID = try await LockWaiter.backend(of: holder)
+                let holderPID = try await LockWaiter.holder(holder, in: h.fixture)
                 // What another writer creating bob's stream holds: the lock on the stream's name
                 // (seed 1 of `lockHeadsAndDocuments`) and the row it inserted, not yet committed.
                 _ = try await holder.query("SELECT pg_advisory_xact_lock(hashtextextended('user-bob', 1))", logger: TestDatabases.logger)
@@ -72,8 +70,7 @@ struct NewStreamStampTests {
             try await h.submit(user: "alice", H.transaction("1000", purchased: 0, expires: 30), at: 0)
             let raw = try #require(h.fixture.rawPostgres)
             try await raw.withConnection { holder in
-                _ = try await holder.query("SELECT set_config('search_path', \(h.fixture.location), false)", logger: TestDatabases.logger)
-                let holderPID = try await LockWaiter.backend(of: holder)
+                let holderPID = try await LockWaiter.holder(holder, in: h.fixture, begin: false)
                 // The name's lock for the session, so it can be let go without ending a transaction.
                 _ = try await holder.query("SELECT pg_advisory_lock(hashtextextended('user-bob', 1))", logger: TestDatabases.logger)
                 try await withThrowingTaskGroup(of: Void.self) { group in

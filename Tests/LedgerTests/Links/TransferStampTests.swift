@@ -22,9 +22,7 @@ struct TransferStampTests {
             try await h.submit(user: "alice", H.transaction("1000", purchased: 0, expires: 30), at: 0)
             let raw = try #require(h.fixture.rawPostgres)
             try await raw.withConnection { holder in
-                _ = try await holder.query("SELECT set_config('search_path', \(h.fixture.location), false)", logger: TestDatabases.logger)
-                _ = try await holder.query("BEGIN", logger: TestDatabases.logger)
-                let holderPID = try await LockWaiter.backend(of: holder)
+                let holderPID = try await LockWaiter.holder(holder, in: h.fixture)
                 // What a transfer from alice must lock: her stream's head and her document.
                 if held == "stream" {
                     _ = try await holder.query("SELECT 1 FROM streams WHERE stream_id = 'user-alice' FOR UPDATE", logger: TestDatabases.logger)

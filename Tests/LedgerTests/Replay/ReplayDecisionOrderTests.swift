@@ -29,9 +29,7 @@ struct ReplayDecisionOrderTests {
             let receiptDone = AsyncStream<Void>.makeStream()
 
             try await raw.withConnection { holder in
-                _ = try await holder.query("SELECT set_config('search_path', \(h.fixture.location), false)", logger: TestDatabases.logger)
-                _ = try await holder.query("BEGIN", logger: TestDatabases.logger)
-                let holderPID = try await LockWaiter.backend(of: holder)
+                let holderPID = try await LockWaiter.holder(holder, in: h.fixture)
                 _ = try await holder.query("SELECT 1 FROM streams WHERE stream_id = 'user-u2' FOR UPDATE", logger: TestDatabases.logger)
 
                 try await withThrowingTaskGroup(of: Void.self) { group in
