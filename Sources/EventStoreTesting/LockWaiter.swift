@@ -20,8 +20,8 @@ public enum LockWaiter {
         return 0
     }
 
-    /// Polls `pg_locks` until some session waits for a lock backend `holder` holds (a row's or an
-    /// advisory one); false after 30 s.
+    /// Polls `pg_blocking_pids` until some session waits for a lock backend `holder` holds (a row's
+    /// or an advisory one); false after 30 s.
     public static func waitForWaiter(on holder: Int32, raw: PostgresClient) async throws -> Bool {
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {

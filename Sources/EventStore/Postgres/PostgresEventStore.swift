@@ -316,12 +316,6 @@ public final class PostgresEventStore: EventStore {
         return found
     }
 
-    /// Looks up the stored events of `keys` for appends to streams the transaction already knows.
-    private func lookUpDuplicates(_ connection: PostgresConnection, keys: [String], known: TransactionHeads) async throws {
-        let stored = keys.isEmpty ? [:] : try await storedEvents(connection, keys: keys)
-        known.lookedUp(streams: [], locked: [:], keys: keys, stored: stored)
-    }
-
     /// The stored events of those of `keys` that have one, by key; a plain read, which never waits.
     private func storedEvents(_ connection: PostgresConnection, keys: [String]) async throws -> [String: AppendedEvent] {
         var stored: [String: AppendedEvent] = [:]
@@ -345,7 +339,8 @@ public final class PostgresEventStore: EventStore {
         let streams = Array(Set(appends.map(\.stream))).sorted()
         let keys = appends.flatMap { $0.events.compactMap(\.dedupeKey) }
         let held = known.known(streams: streams, keys: keys)
-        if held == nil, appends.count == 1, let only = appends.first, !known.knowsAll(streams) {
+        let knowsStreams = known.knowsAll(streams)
+        if held == nil, appends.count == 1, let only = appends.first, !knowsStreams {
             // A lone append the transaction did not lock for beforehand (a projector's) is usually
             // one round trip this way. Its statement guesses the head and would wait on a stream
             // another writer holds, so a stream the transaction has locked or found absent goes the
@@ -359,13 +354,13 @@ public final class PostgresEventStore: EventStore {
             locked = held.locked
             stored = held.stored
         } else {
-            if known.knowsAll(streams) {
+            if knowsStreams {
                 // Only keys are new (a batch's links): a plain read finds their duplicates. Locking the
                 // heads again would wait, after this transaction's recorded_at, behind a writer that
                 // created a stream found absent here and then locked it (multi-instance probe: 1 s,
                 // a deadlock's timeout); such a stream fails the insert instead, and the transaction
                 // runs again with a new stamp.
-                try await lookUpDuplicates(connection, keys: keys, known: known)
+                known.lookedUp(streams: [], locked: [:], keys: keys, stored: try await storedEvents(connection, keys: keys))
             } else {
                 _ = try await lockHeadsAndDocuments(connection, streams: streams, keys: keys, documents: [], known: known)
             }

@@ -16,6 +16,11 @@ final class TransactionHeads: Sendable {
         var keys: Set<String> = []
         /// The stored event of each of those keys that has one.
         var stored: [String: AppendedEvent] = [:]
+
+        /// Whether `stream` is held locked or was found absent.
+        func knows(_ stream: String) -> Bool {
+            locked[stream] != nil || absent.contains(stream)
+        }
     }
 
     /// What an append planned on known heads starts from.
@@ -28,13 +33,13 @@ final class TransactionHeads: Sendable {
 
     /// Whether every one of `streams` is held locked or was found absent (its name locked).
     func knowsAll(_ streams: [String]) -> Bool {
-        state.withLock { state in streams.allSatisfy { state.locked[$0] != nil || state.absent.contains($0) } }
+        state.withLock { state in streams.allSatisfy(state.knows) }
     }
 
     /// The heads and duplicates of `streams` and `keys`, or nil unless every one is known.
     func known(streams: [String], keys: [String]) -> Known? {
         state.withLock { state in
-            guard streams.allSatisfy({ state.locked[$0] != nil || state.absent.contains($0) }),
+            guard streams.allSatisfy(state.knows),
                   keys.allSatisfy(state.keys.contains) else { return nil }
             var known = Known(locked: [:], stored: [:])
             for stream in streams { known.locked[stream] = state.locked[stream] }
