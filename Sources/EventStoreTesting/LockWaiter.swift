@@ -20,6 +20,15 @@ public enum LockWaiter {
         return 0
     }
 
+    /// Takes on `connection`, if no other session holds it, the advisory lock the store takes for
+    /// `key` (a stream's name with seed 1, `model/key` of a document with seed 0), until its
+    /// transaction ends; whether it got it.
+    public static func tryAdvisoryLock(_ connection: PostgresConnection, key: String, seed: Int) async throws -> Bool {
+        let rows = try await connection.query("SELECT pg_try_advisory_xact_lock(hashtextextended(\(key), \(seed)))", logger: TestDatabases.logger)
+        for try await taken in rows.decode(Bool.self) { return taken }
+        return false
+    }
+
     /// Polls `pg_blocking_pids` until some session waits for a lock backend `holder` holds (a row's
     /// or an advisory one); false after 30 s.
     public static func waitForWaiter(on holder: Int32, raw: PostgresClient) async throws -> Bool {

@@ -74,9 +74,9 @@ enum PostgresSQL {
     ///
     /// One statement, so one round trip, takes the locks an ingest batch needs. The document models
     /// reach the function through a subquery over `locked` and `created`, so the heads and the names
-    /// of new streams are locked before any document, as the write paths take them (a transfer's
-    /// previous owner is the exception: it is locked by a second such statement once the owner
-    /// document names it, and PostgreSQL breaks the rare cycle that makes).
+    /// of new streams are locked before any document, as the write paths take them (a transfer whose
+    /// previous owner the statement did not lock runs again with it here; one that ran out of such
+    /// restarts locks it by a second such statement, and PostgreSQL breaks the rare cycle that makes).
     ///
     /// A stream of $1 with no row yet is locked by an advisory lock on its name (seed 1, apart from
     /// the documents' seed 0), taken after the heads in the same order: a stream two writers create

@@ -24,6 +24,11 @@ public struct LedgerConfiguration: Sendable {
     public var ingestBatchesInFlight: Int
     /// The most facts one ingest transaction takes.
     public var ingestBatchSize: Int
+    /// How many times a write runs again to lock, with the rest, a transfer's previous owners it
+    /// found only once its first statement had read the chain's owner; past that it locks them
+    /// after the rest. Not in the YAML: owners rarely change between two runs, and tests set 0 to
+    /// reach the late locks.
+    public var previousOwnerRestarts: Int
 
     /// Creates a configuration.
     public init(
@@ -34,7 +39,8 @@ public struct LedgerConfiguration: Sendable {
         sharedSecrets: [String: String] = [:],
         hasOwnReceiptSecret: Bool = false,
         ingestBatchesInFlight: Int = 2,
-        ingestBatchSize: Int = 64
+        ingestBatchSize: Int = 64,
+        previousOwnerRestarts: Int = 3
     ) {
         self.catalog = catalog
         self.linkPolicy = linkPolicy
@@ -44,5 +50,6 @@ public struct LedgerConfiguration: Sendable {
         self.hasOwnReceiptSecret = hasOwnReceiptSecret
         self.ingestBatchesInFlight = ingestBatchesInFlight
         self.ingestBatchSize = ingestBatchSize
+        self.previousOwnerRestarts = previousOwnerRestarts
     }
 }

@@ -12,19 +12,22 @@ extension SubscriptionLedger {
     /// previous owner's unlink commit together.
     public func link(userId: String, originalTransactionId chain: String, source: String, context: IngestContext) async throws -> UserLink? {
         let claim = LinkClaim(chain: chain, userId: userId, source: source, isExplicit: true)
-        let touched = [DocumentKey(model: ReadModel.chainOwner, key: chain), DocumentKey(model: ReadModel.userEntitlements, key: userId)]
-        let link = try await store.transaction { transaction -> UserLink? in
-            let now = clock.now()
-            var decided: ClaimOutcome?
-            try await TransactionDocuments.withDocuments(
-                transaction, prefetch: touched, beforeAppendingTo: [LedgerEventType.userStream(userId)]
-            ) { documents in
-                let owner = try await documents.lockAndReadOwner(chain: chain)?.userId
-                try await self.lockPreviousOwners(against: [claim], documents: documents)
-                decided = try self.decide(claim, owner: owner, now: now, context: context)
-                try await self.record(decided?.records ?? [], now: now, in: transaction, documents: documents)
+        let link = try await withPreviousOwners { previousOwners, mayRestart in
+            let users = Set([userId] + previousOwners).sorted()
+            let touched = [DocumentKey(model: ReadModel.chainOwner, key: chain)] + users.map { DocumentKey(model: ReadModel.userEntitlements, key: $0) }
+            return try await store.transaction { transaction -> UserLink? in
+                let now = clock.now()
+                var decided: ClaimOutcome?
+                try await TransactionDocuments.withDocuments(
+                    transaction, prefetch: touched, beforeAppendingTo: users.map(LedgerEventType.userStream)
+                ) { documents in
+                    let owner = try await documents.lockAndReadOwner(chain: chain)?.userId
+                    try await self.lockPreviousOwners(against: [claim], held: previousOwners, mayRestart: mayRestart, documents: documents)
+                    decided = try self.decide(claim, owner: owner, now: now, context: context)
+                    try await self.record(decided?.records ?? [], now: now, in: transaction, documents: documents)
+                }
+                return decided?.records.first?.link
             }
-            return decided?.records.first?.link
         }
         if link?.outcome == .rejected {
             throw LedgerError(.linkConflict, "subscription \(chain) belongs to another user and the linking policy is keep")

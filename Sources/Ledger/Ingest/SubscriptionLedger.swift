@@ -631,24 +631,30 @@ public final class SubscriptionLedger: Sendable {
     /// arrived, their claims are decided in that order (a duplicate's explicit claims too), the links
     /// appended in a second multi-stream append and folded, and the documents written in one
     /// statement. Heads, then documents, are locked in sorted order, so concurrent batches queue
-    /// rather than deadlock (a transfer locks the previous owner after them, before the appends;
-    /// PostgreSQL breaks the rare cycle and the transaction runs again).
+    /// rather than deadlock (a transfer's previous owner is known only from the chain's owner
+    /// document: when the first statement missed one, the batch runs again with it, see
+    /// `withPreviousOwners`).
     func recordBatch(_ batch: [PendingFact]) async throws -> [IngestResult] {
+        try await withPreviousOwners { owners, mayRestart in
+            try await self.recordBatch(batch, previousOwners: owners, mayRestart: mayRestart)
+        }
+    }
+
+    private func recordBatch(_ batch: [PendingFact], previousOwners: [String], mayRestart: Bool) async throws -> [IngestResult] {
         let events = batch.map(\.event)
         let order = batch.indices.sorted { (batch[$0].stream, $0) < (batch[$1].stream, $1) }
-        // The locks the batch will need are taken in its first statement: the heads of the facts' and
-        // the claimants' streams, then the documents (a transfer's previous owner is known only from
-        // them, so `lockPreviousOwners` takes that one's next, still before any append). A
-        // duplicate's documents are locked for nothing, which costs less than another round trip.
-        let touched = Self.documents(touchedBy: batch)
-        let streams = batch.map(\.stream) + batch.flatMap(\.claims).map { LedgerEventType.userStream($0.userId) }
+        // The locks the batch will need are taken in its first statement: the heads of the facts',
+        // the claimants' and the previous owners' streams, then the documents. A duplicate's
+        // documents are locked for nothing, which costs less than another round trip.
+        let touched = Self.documents(touchedBy: batch, previousOwners: previousOwners)
+        let streams = batch.map(\.stream) + (batch.flatMap(\.claims).map(\.userId) + previousOwners).map(LedgerEventType.userStream)
         let keys = events.compactMap(\.dedupeKey)
         let (appended, refused) = try await LedgerMetrics.timed(metrics.append) { () async throws -> ([AppendedEvent?], [Int: [String]]) in
             try await store.transaction { transaction -> ([AppendedEvent?], [Int: [String]]) in
                 var appended: [AppendedEvent?] = Array(repeating: nil, count: batch.count)
                 var refused: [Int: [String]] = [:]
                 try await TransactionDocuments.withDocuments(transaction, prefetch: touched, beforeAppendingTo: streams, dedupeKeys: keys) { documents in
-                    try await self.lockPreviousOwners(against: batch.flatMap(\.claims), documents: documents)
+                    try await self.lockPreviousOwners(against: batch.flatMap(\.claims), held: previousOwners, mayRestart: mayRestart, documents: documents)
                     let results = try await transaction.append(order.map { StreamAppend(stream: batch[$0].stream, events: [events[$0]]) })
                     for (index, result) in zip(order, results) {
                         appended[index] = result.events.first
@@ -741,22 +747,46 @@ public final class SubscriptionLedger: Sendable {
         return refused
     }
 
+    /// Runs a write, first with no previous owners to lock up front, then, each time a claim in it
+    /// would transfer a chain from users it did not lock (`PreviousOwnersUnlocked`), again with them.
+    /// The owner is read under the owner document's lock, so it is known only once the first
+    /// statement has run; locking it there, in sorted order with the rest, keeps two transfers
+    /// between the same users from deadlocking. Only a write whose owners keep changing runs out of
+    /// restarts (`LedgerConfiguration.previousOwnerRestarts`); it then locks them late, as
+    /// `lockPreviousOwners` says.
+    func withPreviousOwners<T: Sendable>(_ write: (_ owners: [String], _ mayRestart: Bool) async throws -> T) async throws -> T {
+        var owners: Set<String> = []
+        var restarts = 0
+        while true {
+            do {
+                return try await write(owners.sorted(), restarts < configuration.previousOwnerRestarts)
+            } catch let unlocked as PreviousOwnersUnlocked {
+                owners.formUnion(unlocked.owners)
+                restarts += 1
+            }
+        }
+    }
+
     /// Locks the stream and document of every user a claim could take a chain from, before anything
     /// is appended: the transaction's `recorded_at` is taken at its first append, and a transfer's
-    /// unlink taking them later could wait there (two transfers between the same users deadlock,
-    /// and PostgreSQL breaks the cycle only after `deadlock_timeout`), committing long after its
-    /// stamp, so `as_of` answers already given would change (multi-instance walkthrough: 2 s). A
-    /// claimant's own stream and document are locked already; under `keep` nothing is taken.
-    func lockPreviousOwners(against claims: [LinkClaim], documents: TransactionDocuments) async throws {
+    /// unlink taking them later could wait there, committing long after its stamp, so `as_of`
+    /// answers already given would change (multi-instance walkthrough: 2 s). A claimant's own stream
+    /// and document are locked already, and so are the owners in `held`; under `keep` nothing is
+    /// taken. Any other owner ends the transaction with `PreviousOwnersUnlocked` while `mayRestart`,
+    /// so the write runs again with it locked in its first statement; past that it is locked here,
+    /// after the rest (two transfers between the same users can then deadlock, and PostgreSQL breaks
+    /// the cycle after `deadlock_timeout`).
+    func lockPreviousOwners(against claims: [LinkClaim], held: [String], mayRestart: Bool, documents: TransactionDocuments) async throws {
         guard configuration.linkPolicy == .transfer, !claims.isEmpty else { return }
-        let claimants = Set(claims.map(\.userId))
+        let locked = Set(claims.map(\.userId)).union(held)
         var owners: Set<String> = []
         for claim in claims {
-            if let owner = try await documents.lockAndReadOwner(chain: claim.chain)?.userId, !claimants.contains(owner) {
+            if let owner = try await documents.lockAndReadOwner(chain: claim.chain)?.userId, !locked.contains(owner) {
                 owners.insert(owner)
             }
         }
         guard !owners.isEmpty else { return }
+        if mayRestart { throw PreviousOwnersUnlocked(owners: owners) }
         let sorted = owners.sorted()
         try await documents.prefetch(
             sorted.map { DocumentKey(model: ReadModel.userEntitlements, key: $0) },
@@ -765,15 +795,14 @@ public final class SubscriptionLedger: Sendable {
     }
 
     /// The documents recording facts and their claims will lock, in the order every path takes them:
-    /// chains, then owners, then users, each sorted. That keeps lock cycles between ingests rare;
-    /// PostgreSQL breaks the rare one (a transfer also locks the previous owner's stream and
-    /// document, before anything is appended) and the transaction runs again.
-    static func documents(touchedBy batch: [PendingFact]) -> [DocumentKey] {
+    /// chains, then owners, then users (the claimants and the previous owners known to the write),
+    /// each sorted. So concurrent ingests queue rather than deadlock.
+    static func documents(touchedBy batch: [PendingFact], previousOwners: [String] = []) -> [DocumentKey] {
         let claims = batch.flatMap(\.claims)
         let chains = Set(batch.map(\.fact).flatMap { $0.transactions.map(\.originalTransactionId) + $0.renewals.map(\.originalTransactionId) })
         return chains.sorted().map { DocumentKey(model: ReadModel.subscriptionState, key: $0) }
             + Set(claims.map(\.chain)).sorted().map { DocumentKey(model: ReadModel.chainOwner, key: $0) }
-            + Set(claims.map(\.userId)).sorted().map { DocumentKey(model: ReadModel.userEntitlements, key: $0) }
+            + Set(claims.map(\.userId) + previousOwners).sorted().map { DocumentKey(model: ReadModel.userEntitlements, key: $0) }
     }
 
     /// The chains the users named by the fact's `appAccountToken`s claim (when enabled), one claim per

@@ -36,6 +36,7 @@ struct LedgerHarness: Sendable {
         sharedSecrets: [String: String] = [bundleId: "s3cret"],
         apps: [AppStoreApp] = [AppStoreApp(bundleId: bundleId, appAppleId: 1_234_567_890, environments: [.sandbox, .production])],
         storeClockLead: TimeInterval = 0,
+        previousOwnerRestarts: Int = 3,
         logger: Logger = TestDatabases.logger,
         _ body: @Sendable @escaping (LedgerHarness) async throws -> Void
     ) async throws {
@@ -46,7 +47,9 @@ struct LedgerHarness: Sendable {
             let receipts = FakeReceiptValidator()
             let ledger = SubscriptionLedger(
                 store: fixture.store, verifier: verifier, receiptValidator: receipts,
-                configuration: LedgerConfiguration(catalog: catalog, linkPolicy: policy, sharedSecrets: sharedSecrets),
+                configuration: LedgerConfiguration(
+                    catalog: catalog, linkPolicy: policy, sharedSecrets: sharedSecrets, previousOwnerRestarts: previousOwnerRestarts
+                ),
                 clock: clock, logger: logger
             )
             try await body(LedgerHarness(pki: pki, ledger: ledger, store: fixture.store, clock: clock, receipts: receipts, fixture: fixture))
