@@ -175,11 +175,13 @@ struct ServeCommand: AsyncParsableCommand {
             }
             let hidden = try await store.eventsAheadOfServer()
             guard hidden == 0 else { throw HiddenHistory(events: hidden) }
-            try await ClockSkewCheck.run(store: store, logger: logger)
         }
         var groupConfiguration = ServiceGroupConfiguration(
             services: [
-                .init(service: EventStoreService(store: store)), .init(service: app),
+                .init(service: EventStoreService(store: store)),
+                // Ends at once on SQLite, which has no other clock: not a failure.
+                .init(service: ClockSkewMonitor(store: store, registry: metrics, logger: logger), successTerminationBehavior: .ignore),
+                .init(service: app),
                 // Last, so it is told first; when it returns the group goes on stopping (not a failure).
                 .init(service: ShutdownNotice(logger: logger, grace: Self.maximumGracefulShutdown), successTerminationBehavior: .ignore),
             ],

@@ -1,8 +1,7 @@
 import EventStore
-import Logging
 
-/// Warns at start-up when this instance's clock and PostgreSQL's differ by more than a tenth of a
-/// second.
+/// When this instance's clock and PostgreSQL's differ enough to say so (more than a tenth of a
+/// second), and what to say; `ClockSkewMonitor` reads them at start-up and while `serve` runs.
 ///
 /// Each instance stamps `recorded_at` with its own clock. When instances sharing a database are out
 /// of step, an event can be stamped before one another instance recorded earlier: a transfer's
@@ -13,15 +12,6 @@ import Logging
 enum ClockSkewCheck {
     /// The most the clocks may differ by without a warning, in microseconds.
     static let toleranceMicros: Int64 = 100_000
-
-    /// Reads the server's clock once and logs a warning if this instance's differs from it.
-    static func run(store: any EventStore, logger: Logger) async throws {
-        guard let reading = try await store.readServerClock(), let warning = warning(reading) else { return }
-        logger.warning(
-            "\(warning)",
-            metadata: ["clock_ahead_of_server_ms": "\(reading.aheadOfServerMicros / 1000)", "uncertainty_ms": "\(reading.uncertaintyMicros / 1000)"]
-        )
-    }
 
     /// The warning a reading calls for, or nil when the clocks agree to within the tolerance (or the
     /// round trip was too slow to tell).

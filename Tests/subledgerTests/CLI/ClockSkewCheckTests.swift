@@ -1,6 +1,7 @@
 import EventStore
 import EventStoreTesting
 import Foundation
+import Prometheus
 import Testing
 @testable import subledger
 
@@ -13,7 +14,7 @@ struct ClockSkewCheckTests {
     func aClockFiveSecondsAheadIsToldAndOneInStepIsNot(_ dialect: StorageDialect) async throws {
         try await withFreshStore(dialect, now: { Date().addingTimeInterval(5) }) { (fixture: StoreFixture) async throws in
             let log = CapturedLog()
-            try await ClockSkewCheck.run(store: fixture.store, logger: log.logger)
+            let state = await ClockSkewMonitor(store: fixture.store, registry: PrometheusCollectorRegistry(), logger: log.logger).check(after: .init())
             switch dialect {
             case .postgres:
                 let reading = try #require(try await fixture.store.readServerClock())
@@ -23,14 +24,16 @@ struct ClockSkewCheckTests {
                 #expect(line.hasPrefix("warning this machine's clock is "), "\(line)")
                 #expect(line.contains(" ms ahead of PostgreSQL's: events are stamped with this clock"), "\(line)")
                 #expect(line.contains("clock_ahead_of_server_ms=4") || line.contains("clock_ahead_of_server_ms=5"), "\(line)")
+                #expect(state?.skewed == true)
             case .sqlite:
                 #expect(try await fixture.store.readServerClock() == nil)
+                #expect(state == nil, "the monitor goes on where there is no other clock")
                 #expect(log.lines.isEmpty)
             }
         }
         try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
             let log = CapturedLog()
-            try await ClockSkewCheck.run(store: fixture.store, logger: log.logger)
+            _ = await ClockSkewMonitor(store: fixture.store, registry: PrometheusCollectorRegistry(), logger: log.logger).check(after: .init())
             #expect(log.lines.isEmpty, "\(log.lines)")
             if dialect == .postgres {
                 // The test server runs on this machine, so on this clock.
