@@ -654,7 +654,9 @@ public final class SubscriptionLedger: Sendable {
                 var appended: [AppendedEvent?] = Array(repeating: nil, count: batch.count)
                 var refused: [Int: [String]] = [:]
                 try await TransactionDocuments.withDocuments(transaction, prefetch: touched, beforeAppendingTo: streams, dedupeKeys: keys) { documents in
-                    try await self.lockPreviousOwners(against: batch.flatMap(\.claims), held: previousOwners, mayRestart: mayRestart, documents: documents)
+                    try await self.lockPreviousOwners(against: batch.flatMap(\.claims), held: previousOwners, mayRestart: mayRestart, documents: documents) { claim in
+                        try await Self.mayTransfer(claim, in: batch, documents: documents)
+                    }
                     let results = try await transaction.append(order.map { StreamAppend(stream: batch[$0].stream, events: [events[$0]]) })
                     for (index, result) in zip(order, results) {
                         appended[index] = result.events.first
@@ -707,9 +709,7 @@ public final class SubscriptionLedger: Sendable {
             var claiming: [String: String] = [:]
             for claim in pending.claims where !claim.isExplicit && !entry.event.isDuplicate {
                 let before = try await documents.chainState(claim.chain)
-                var after = before
-                after.apply(pending.fact, eventID: entry.event.eventID.lowercaseString, stream: pending.stream)
-                if let newest = after.newestAppAccountToken, newest != before.newestAppAccountToken {
+                if let newest = Self.tokenTakingOver(claim.chain, with: pending, before: before, eventID: entry.event.eventID.lowercaseString) {
                     claiming[claim.chain] = newest
                     if newest != claim.userId {
                         // Only with inputs Apple does not sign (a transaction seen with two tokens, or
@@ -772,16 +772,21 @@ public final class SubscriptionLedger: Sendable {
     /// unlink taking them later could wait there, committing long after its stamp, so `as_of`
     /// answers already given would change (multi-instance walkthrough: 2 s). A claimant's own stream
     /// and document are locked already, and so are the owners in `held`; under `keep` nothing is
-    /// taken. Any other owner ends the transaction with `PreviousOwnersUnlocked` while `mayRestart`,
+    /// taken, nor for a claim `mayTransfer` says cannot move its chain. Any other owner ends the
+    /// transaction with `PreviousOwnersUnlocked` while `mayRestart`,
     /// so the write runs again with it locked in its first statement; past that it is locked here,
     /// after the rest (two transfers between the same users can then deadlock, and PostgreSQL breaks
     /// the cycle after `deadlock_timeout`).
-    func lockPreviousOwners(against claims: [LinkClaim], held: [String], mayRestart: Bool, documents: TransactionDocuments) async throws {
+    func lockPreviousOwners(
+        against claims: [LinkClaim], held: [String], mayRestart: Bool, documents: TransactionDocuments,
+        mayTransfer: (LinkClaim) async throws -> Bool = { _ in true }
+    ) async throws {
         guard configuration.linkPolicy == .transfer, !claims.isEmpty else { return }
         let locked = Set(claims.map(\.userId)).union(held)
         var owners: Set<String> = []
         for claim in claims {
-            if let owner = try await documents.lockAndReadOwner(chain: claim.chain)?.userId, !locked.contains(owner) {
+            if let owner = try await documents.lockAndReadOwner(chain: claim.chain)?.userId, !locked.contains(owner),
+               !owners.contains(owner), try await mayTransfer(claim) {
                 owners.insert(owner)
             }
         }
@@ -792,6 +797,35 @@ public final class SubscriptionLedger: Sendable {
             sorted.map { DocumentKey(model: ReadModel.userEntitlements, key: $0) },
             beforeAppendingTo: sorted.map(LedgerEventType.userStream)
         )
+    }
+
+    /// The token that `pending`'s fact makes the one of `chain`'s newest transaction, if it changes
+    /// it from `before`'s: what a token's claim takes the chain for (see `fold`).
+    static func tokenTakingOver(_ chain: String, with pending: PendingFact, before: ChainState, eventID: String) -> String? {
+        var after = before
+        after.apply(pending.fact, eventID: eventID, stream: pending.stream)
+        guard let newest = after.newestAppAccountToken, newest != before.newestAppAccountToken else { return nil }
+        return newest
+    }
+
+    /// Whether deciding `claim` in `batch` could move its chain from its owner, judged before the
+    /// batch's appends: always for an explicit claim; for a token's claim, when its fact makes that
+    /// token the one of the chain's newest transaction against the chain as stored (as `fold` will
+    /// decide), or when another fact of the batch names the chain too (their order could then
+    /// matter). So every owner `fold` may unlink is locked up front, while a renewal carrying the
+    /// token of a chain a submission moved to another user, a resent fact or a late notification
+    /// does not make the write run again for an owner it will not touch.
+    static func mayTransfer(_ claim: LinkClaim, in batch: [PendingFact], documents: TransactionDocuments) async throws -> Bool {
+        guard !claim.isExplicit else { return true }
+        let naming = batch.filter { pending in
+            pending.fact.transactions.contains { $0.originalTransactionId == claim.chain }
+                || pending.fact.renewals.contains { $0.originalTransactionId == claim.chain }
+        }
+        guard naming.count == 1 else { return true }
+        let before = try await documents.chainState(claim.chain)
+        return batch.contains { pending in
+            pending.claims.contains(claim) && tokenTakingOver(claim.chain, with: pending, before: before, eventID: "") == claim.userId
+        }
     }
 
     /// The documents recording facts and their claims will lock, in the order every path takes them:
