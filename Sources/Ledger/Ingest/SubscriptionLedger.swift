@@ -709,7 +709,7 @@ public final class SubscriptionLedger: Sendable {
             var claiming: [String: String] = [:]
             for claim in pending.claims where !claim.isExplicit && !entry.event.isDuplicate {
                 let before = try await documents.chainState(claim.chain)
-                if let newest = Self.tokenTakingOver(claim.chain, with: pending, before: before, eventID: entry.event.eventID.lowercaseString) {
+                if let newest = Self.tokenTakingOver(with: pending, before: before, eventID: entry.event.eventID.lowercaseString) {
                     claiming[claim.chain] = newest
                     if newest != claim.userId {
                         // Only with inputs Apple does not sign (a transaction seen with two tokens, or
@@ -773,10 +773,10 @@ public final class SubscriptionLedger: Sendable {
     /// answers already given would change (multi-instance walkthrough: 2 s). A claimant's own stream
     /// and document are locked already, and so are the owners in `held`; under `keep` nothing is
     /// taken, nor for a claim `mayTransfer` says cannot move its chain. Any other owner ends the
-    /// transaction with `PreviousOwnersUnlocked` while `mayRestart`,
-    /// so the write runs again with it locked in its first statement; past that it is locked here,
-    /// after the rest (two transfers between the same users can then deadlock, and PostgreSQL breaks
-    /// the cycle after `deadlock_timeout`).
+    /// transaction with `PreviousOwnersUnlocked` while `mayRestart`, so the write runs again with it
+    /// locked in its first statement; past that it is locked here, after the rest (two transfers
+    /// between the same users can then deadlock, and PostgreSQL breaks the cycle after
+    /// `deadlock_timeout`).
     func lockPreviousOwners(
         against claims: [LinkClaim], held: [String], mayRestart: Bool, documents: TransactionDocuments,
         mayTransfer: (LinkClaim) async throws -> Bool = { _ in true }
@@ -799,9 +799,9 @@ public final class SubscriptionLedger: Sendable {
         )
     }
 
-    /// The token that `pending`'s fact makes the one of `chain`'s newest transaction, if it changes
-    /// it from `before`'s: what a token's claim takes the chain for (see `fold`).
-    static func tokenTakingOver(_ chain: String, with pending: PendingFact, before: ChainState, eventID: String) -> String? {
+    /// The token that `pending`'s fact makes the one of the newest transaction of the chain `before`
+    /// is, if it changes it: what a token's claim takes the chain for (see `fold`).
+    static func tokenTakingOver(with pending: PendingFact, before: ChainState, eventID: String) -> String? {
         var after = before
         after.apply(pending.fact, eventID: eventID, stream: pending.stream)
         guard let newest = after.newestAppAccountToken, newest != before.newestAppAccountToken else { return nil }
@@ -824,7 +824,7 @@ public final class SubscriptionLedger: Sendable {
         guard naming.count == 1 else { return true }
         let before = try await documents.chainState(claim.chain)
         return batch.contains { pending in
-            pending.claims.contains(claim) && tokenTakingOver(claim.chain, with: pending, before: before, eventID: "") == claim.userId
+            pending.claims.contains(claim) && tokenTakingOver(with: pending, before: before, eventID: "") == claim.userId
         }
     }
 
