@@ -20,4 +20,10 @@ public struct ClockReading: Sendable, Equatable {
     public func differs(byMoreThan tolerance: Int64) -> Bool {
         aheadOfServerMicros.magnitude > UInt64(tolerance + uncertaintyMicros)
     }
+
+    /// Whether the two clocks surely agree to within `tolerance` microseconds, whatever the round
+    /// trip hid. A reading can be neither this nor `differs`: near the tolerance, or too slow to tell.
+    public func agrees(within tolerance: Int64) -> Bool {
+        aheadOfServerMicros.magnitude + UInt64(max(0, uncertaintyMicros)) <= UInt64(max(0, tolerance))
+    }
 }

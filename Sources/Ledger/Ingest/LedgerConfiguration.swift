@@ -26,9 +26,11 @@ public struct LedgerConfiguration: Sendable {
     public var ingestBatchSize: Int
     /// How many times a write runs again to lock, with the rest, a transfer's previous owners it
     /// found only once its first statement had read the chain's owner; past that it locks them
-    /// after the rest. Not in the YAML: owners rarely change between two runs, and tests set 0 to
-    /// reach the late locks.
+    /// after the rest. Not in the YAML: owners rarely change between two runs; `serve` sets 0 on
+    /// SQLite, whose one writer cannot deadlock, and tests set 0 to reach the late locks.
     public var previousOwnerRestarts: Int
+    /// `previousOwnerRestarts` unless set otherwise.
+    public static let defaultPreviousOwnerRestarts = 3
 
     /// Creates a configuration.
     public init(
@@ -40,7 +42,7 @@ public struct LedgerConfiguration: Sendable {
         hasOwnReceiptSecret: Bool = false,
         ingestBatchesInFlight: Int = 2,
         ingestBatchSize: Int = 64,
-        previousOwnerRestarts: Int = 3
+        previousOwnerRestarts: Int = Self.defaultPreviousOwnerRestarts
     ) {
         self.catalog = catalog
         self.linkPolicy = linkPolicy

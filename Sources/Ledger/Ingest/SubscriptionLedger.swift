@@ -635,8 +635,11 @@ public final class SubscriptionLedger: Sendable {
     /// document: when the first statement missed one, the batch runs again with it, see
     /// `withPreviousOwners`).
     func recordBatch(_ batch: [PendingFact]) async throws -> [IngestResult] {
-        try await withPreviousOwners { owners, mayRestart in
-            try await self.recordBatch(batch, previousOwners: owners, mayRestart: mayRestart)
+        // Timed once with its restarts, so a rolled-back attempt adds no sample of its own.
+        try await LedgerMetrics.timed(metrics.append) {
+            try await withPreviousOwners { owners, mayRestart in
+                try await self.recordBatch(batch, previousOwners: owners, mayRestart: mayRestart)
+            }
         }
     }
 
@@ -649,29 +652,27 @@ public final class SubscriptionLedger: Sendable {
         let touched = Self.documents(touchedBy: batch, previousOwners: previousOwners)
         let streams = batch.map(\.stream) + (batch.flatMap(\.claims).map(\.userId) + previousOwners).map(LedgerEventType.userStream)
         let keys = events.compactMap(\.dedupeKey)
-        let (appended, refused) = try await LedgerMetrics.timed(metrics.append) { () async throws -> ([AppendedEvent?], [Int: [String]]) in
-            try await store.transaction { transaction -> ([AppendedEvent?], [Int: [String]]) in
-                var appended: [AppendedEvent?] = Array(repeating: nil, count: batch.count)
-                var refused: [Int: [String]] = [:]
-                try await TransactionDocuments.withDocuments(transaction, prefetch: touched, beforeAppendingTo: streams, dedupeKeys: keys) { documents in
-                    try await self.lockPreviousOwners(against: batch.flatMap(\.claims), held: previousOwners, mayRestart: mayRestart, documents: documents) { claim in
-                        try await Self.mayTransfer(claim, in: batch, documents: documents)
-                    }
-                    let results = try await transaction.append(order.map { StreamAppend(stream: batch[$0].stream, events: [events[$0]]) })
-                    for (index, result) in zip(order, results) {
-                        appended[index] = result.events.first
-                    }
-                    // New facts, and duplicates whose caller claims their chain, in the order they arrived.
-                    let entries = batch.indices.compactMap { index -> FoldEntry? in
-                        guard let event = appended[index] else { return nil }
-                        guard !event.isDuplicate || batch[index].claims.contains(where: \.isExplicit) else { return nil }
-                        return FoldEntry(index: index, pending: batch[index], event: event)
-                    }
-                    guard !entries.isEmpty else { return }
-                    refused = try await self.fold(entries, in: transaction, documents: documents)
+        let (appended, refused) = try await store.transaction { transaction -> ([AppendedEvent?], [Int: [String]]) in
+            var appended: [AppendedEvent?] = Array(repeating: nil, count: batch.count)
+            var refused: [Int: [String]] = [:]
+            try await TransactionDocuments.withDocuments(transaction, prefetch: touched, beforeAppendingTo: streams, dedupeKeys: keys) { documents in
+                try await self.lockPreviousOwners(against: batch.flatMap(\.claims), held: previousOwners, mayRestart: mayRestart, documents: documents) { claim in
+                    try await Self.mayTransfer(claim, in: batch, documents: documents)
                 }
-                return (appended, refused)
+                let results = try await transaction.append(order.map { StreamAppend(stream: batch[$0].stream, events: [events[$0]]) })
+                for (index, result) in zip(order, results) {
+                    appended[index] = result.events.first
+                }
+                // New facts, and duplicates whose caller claims their chain, in the order they arrived.
+                let entries = batch.indices.compactMap { index -> FoldEntry? in
+                    guard let event = appended[index] else { return nil }
+                    guard !event.isDuplicate || batch[index].claims.contains(where: \.isExplicit) else { return nil }
+                    return FoldEntry(index: index, pending: batch[index], event: event)
+                }
+                guard !entries.isEmpty else { return }
+                refused = try await self.fold(entries, in: transaction, documents: documents)
             }
+            return (appended, refused)
         }
         return try appended.enumerated().map { index, event in
             guard let event else { throw EventStoreError(.databaseError, "append returned no outcome") }
@@ -830,7 +831,8 @@ public final class SubscriptionLedger: Sendable {
 
     /// The documents recording facts and their claims will lock, in the order every path takes them:
     /// chains, then owners, then users (the claimants and the previous owners known to the write),
-    /// each sorted. So concurrent ingests queue rather than deadlock.
+    /// each sorted. So concurrent ingests queue rather than deadlock (but for a transfer that ran
+    /// out of restarts, see `lockPreviousOwners`).
     static func documents(touchedBy batch: [PendingFact], previousOwners: [String] = []) -> [DocumentKey] {
         let claims = batch.flatMap(\.claims)
         let chains = Set(batch.map(\.fact).flatMap { $0.transactions.map(\.originalTransactionId) + $0.renewals.map(\.originalTransactionId) })

@@ -12,6 +12,9 @@ import EventStore
 enum ClockSkewCheck {
     /// The most the clocks may differ by without a warning, in microseconds.
     static let toleranceMicros: Int64 = 100_000
+    /// How close they must surely be again, after a warning, to be said back in step: half the
+    /// tolerance, so a clock hovering near it is not said apart and back every reading.
+    static let backInStepMicros: Int64 = toleranceMicros / 2
 
     /// The warning a reading calls for, or nil when the clocks agree to within the tolerance (or the
     /// round trip was too slow to tell).

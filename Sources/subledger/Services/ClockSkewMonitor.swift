@@ -58,10 +58,17 @@ struct ClockSkewMonitor: Service {
         }
     }
 
-    /// Takes one reading: sets the gauge, warns when the clocks differ by more than
-    /// `ClockSkewCheck.toleranceMicros` (at once when they have just come apart, then every
-    /// `repeatWarning`), and says when they are back in step. Nil when the store has no server
-    /// clock; the state unchanged when the database could not be read (`/ready` says so).
+    /// What a reading leads the monitor to log.
+    enum Message: Sendable, Equatable {
+        /// The clocks are apart: the warning to log.
+        case apart(String)
+        /// They are back in step after a warning.
+        case backInStep
+    }
+
+    /// Takes one reading: sets the gauge and logs what `next` says. Nil when the store has no
+    /// server clock; the state unchanged when the database could not be read (`/ready` says so; the
+    /// gauge keeps its last reading).
     func check(after state: State) async -> State? {
         let reading: ClockReading?
         do {
@@ -71,23 +78,38 @@ struct ClockSkewMonitor: Service {
             return state
         }
         guard let reading else { return nil }
-        // The registry hands back the same gauge each time.
+        // Made here rather than through swift-metrics, so a test can read it from its own registry;
+        // the registry hands back the same gauge each time.
         registry.makeGauge(name: Self.gaugeName, help: "This instance's clock minus PostgreSQL's at the last reading, in seconds")
             .set(Double(reading.aheadOfServerMicros) / 1_000_000)
+        let (next, message) = Self.next(after: state, reading: reading, at: .now, repeatWarning: repeatWarning)
         let metadata: Logger.Metadata = [
             "clock_ahead_of_server_ms": "\(reading.aheadOfServerMicros / 1000)", "uncertainty_ms": "\(reading.uncertaintyMicros / 1000)",
         ]
-        let now = ContinuousClock.now
-        guard let warning = ClockSkewCheck.warning(reading) else {
-            if state.skewed {
-                logger.notice("this machine's clock is back within \(ClockSkewCheck.toleranceMicros / 1000) ms of PostgreSQL's", metadata: metadata)
+        switch message {
+        case .apart(let warning)?:
+            logger.warning("\(warning)", metadata: metadata)
+        case .backInStep?:
+            logger.notice("this machine's clock is back within \(ClockSkewCheck.backInStepMicros / 1000) ms of PostgreSQL's", metadata: metadata)
+        case nil:
+            break
+        }
+        return next
+    }
+
+    /// What a reading taken `now` changes. Clocks surely apart by more than the tolerance are told
+    /// at once, then again every `repeatWarning`; after that, only clocks surely back within half the
+    /// tolerance are said in step. A reading in between, or one whose round trip was too slow to
+    /// tell, changes nothing, so a clock near the limit or a slow reading does not make the log
+    /// say apart and back again.
+    static func next(after state: State, reading: ClockReading, at now: ContinuousClock.Instant, repeatWarning: Duration) -> (State, Message?) {
+        if let warning = ClockSkewCheck.warning(reading) {
+            if state.skewed, let warnedAt = state.warnedAt, now - warnedAt < repeatWarning {
+                return (state, nil)
             }
-            return State()
+            return (State(skewed: true, warnedAt: now), .apart(warning))
         }
-        if state.skewed, let warnedAt = state.warnedAt, now - warnedAt < repeatWarning {
-            return state
-        }
-        logger.warning("\(warning)", metadata: metadata)
-        return State(skewed: true, warnedAt: now)
+        guard state.skewed, reading.agrees(within: ClockSkewCheck.backInStepMicros) else { return (state, nil) }
+        return (State(), .backInStep)
     }
 }

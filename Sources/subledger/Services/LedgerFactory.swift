@@ -80,9 +80,17 @@ enum LedgerFactory {
                 linkAppAccountToken: configuration.linkAppAccountToken,
                 sandboxGrants: configuration.sandboxGrants,
                 sharedSecrets: secrets,
-                hasOwnReceiptSecret: configuration.verifyReceiptSharedSecret != nil
+                hasOwnReceiptSecret: configuration.verifyReceiptSharedSecret != nil,
+                // SQLite has one writer at a time, which waits for nothing inside its transaction:
+                // a transfer's late lock cannot deadlock there, so running again would gain nothing.
+                previousOwnerRestarts: Self.isSQLite(configuration.database) ? 0 : LedgerConfiguration.defaultPreviousOwnerRestarts
             ),
             logger: logger
         )
+    }
+
+    private static func isSQLite(_ url: DatabaseURL) -> Bool {
+        if case .sqlite = url { return true }
+        return false
     }
 }
