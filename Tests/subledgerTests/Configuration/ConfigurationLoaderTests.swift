@@ -172,6 +172,22 @@ struct ConfigurationLoaderTests {
         try await store.shutdown()
     }
 
+    /// A transfer runs again to lock its previous owner up front on PostgreSQL; SQLite's one writer
+    /// cannot deadlock, so there it would only repeat the work.
+    @Test func transfersRunAgainForTheirPreviousOwnerOnlyOnPostgreSQL() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("restarts-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let store = try await SQLiteEventStore.open(path: path)
+        for (url, restarts) in [("sqlite:\(path)", 0), ("postgres://subledger@127.0.0.1:5432/subledger", 3)] {
+            let configuration = try ConfigurationLoader(environment: [:]).load(yaml: "database: { url: \"\(url)\" }")
+            let ledger = LedgerFactory.makeLedger(
+                configuration, verifier: try LedgerFactory.makeVerifier(configuration), store: store, httpClient: .shared, logger: Logger(label: "test")
+            )
+            #expect(ledger.configuration.previousOwnerRestarts == restarts, "\(url)")
+        }
+        try await store.shutdown()
+    }
+
     @Test func aBadEnvironmentOverrideIsNamedByItsVariable() {
         #expect(throws: ConfigurationError(key: "SUBLEDGER_HTTP_PORT", message: "must be a whole number from 0 to 65535 (got x)")) {
             try ConfigurationLoader(environment: ["SUBLEDGER_HTTP_PORT": "x"]).load(yaml: "http: { port: 1 }")
