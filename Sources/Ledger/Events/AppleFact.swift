@@ -17,6 +17,12 @@ public struct AppleFact: Codable, Hashable, Sendable {
     public var transactions: [TransactionObservation]
     public var renewals: [RenewalObservation]
 
+    /// The chains (original transaction ids) its transactions and renewal infos name: the chains it
+    /// counts for.
+    public var chains: Set<String> {
+        Set(transactions.map(\.originalTransactionId) + renewals.map(\.originalTransactionId))
+    }
+
     /// Creates a fact.
     public init(
         raw: String, notificationType: String? = nil, subtype: String? = nil, notificationUUID: String? = nil,

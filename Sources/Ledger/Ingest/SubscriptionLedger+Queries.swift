@@ -87,7 +87,7 @@ extension SubscriptionLedger {
         // user's stream or another's, or a V1 notification (kept on one chain's stream) naming others.
         for projectable in facts {
             guard case .fact(let fact) = projectable.body else { continue }
-            for chain in Set(fact.transactions.map(\.originalTransactionId) + fact.renewals.map(\.originalTransactionId)) where chains[chain] != nil {
+            for chain in fact.chains where chains[chain] != nil {
                 chains[chain]?.apply(fact, eventID: projectable.eventID, stream: projectable.streamID)
                 position = max(position, projectable.position)
             }

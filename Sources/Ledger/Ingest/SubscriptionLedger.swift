@@ -818,11 +818,7 @@ public final class SubscriptionLedger: Sendable {
     /// does not make the write run again for an owner it will not touch.
     static func mayTransfer(_ claim: LinkClaim, in batch: [PendingFact], documents: TransactionDocuments) async throws -> Bool {
         guard !claim.isExplicit else { return true }
-        let naming = batch.filter { pending in
-            pending.fact.transactions.contains { $0.originalTransactionId == claim.chain }
-                || pending.fact.renewals.contains { $0.originalTransactionId == claim.chain }
-        }
-        guard naming.count == 1 else { return true }
+        guard batch.count(where: { $0.fact.chains.contains(claim.chain) }) == 1 else { return true }
         let before = try await documents.chainState(claim.chain)
         return batch.contains { pending in
             pending.claims.contains(claim) && tokenTakingOver(with: pending, before: before, eventID: "") == claim.userId
@@ -833,9 +829,9 @@ public final class SubscriptionLedger: Sendable {
     /// chains, then owners, then users (the claimants and the previous owners known to the write),
     /// each sorted. So concurrent ingests queue rather than deadlock (but for a transfer that ran
     /// out of restarts, see `lockPreviousOwners`).
-    static func documents(touchedBy batch: [PendingFact], previousOwners: [String] = []) -> [DocumentKey] {
+    static func documents(touchedBy batch: [PendingFact], previousOwners: [String]) -> [DocumentKey] {
         let claims = batch.flatMap(\.claims)
-        let chains = Set(batch.map(\.fact).flatMap { $0.transactions.map(\.originalTransactionId) + $0.renewals.map(\.originalTransactionId) })
+        let chains = batch.reduce(into: Set<String>()) { $0.formUnion($1.fact.chains) }
         return chains.sorted().map { DocumentKey(model: ReadModel.subscriptionState, key: $0) }
             + Set(claims.map(\.chain)).sorted().map { DocumentKey(model: ReadModel.chainOwner, key: $0) }
             + Set(claims.map(\.userId) + previousOwners).sorted().map { DocumentKey(model: ReadModel.userEntitlements, key: $0) }

@@ -10,8 +10,7 @@ public struct LedgerProjector: Sendable {
     public func apply(_ event: ProjectableEvent, to documents: some LedgerDocuments) async throws {
         switch event.body {
         case .fact(let fact):
-            let chains = Set(fact.transactions.map(\.originalTransactionId) + fact.renewals.map(\.originalTransactionId))
-            for chain in chains.sorted() {
+            for chain in fact.chains.sorted() {
                 try await documents.updateChain(chain) { document in
                     document.state.apply(fact, eventID: event.eventID, stream: event.streamID)
                     document.position = max(document.position, event.position)

@@ -6,9 +6,13 @@ import ServiceLifecycle
 /// Compares this instance's clock with PostgreSQL's at start-up and then every `interval` while
 /// `serve` runs, and says when they come apart or back into step.
 ///
-/// A clock that agreed at start-up can drift later (NTP stopped, a virtual machine resumed from a
-/// pause), and the events it stamps would then sort out of order for `as_of` against other
-/// instances' (see `ClockSkewCheck`). Each reading is also the gauge
+/// Each instance stamps `recorded_at` with its own clock. When instances sharing a database are out
+/// of step, an event can be stamped before one another instance recorded earlier: a transfer's
+/// unlink before the link it undoes, so `as_of` moments between them list the chain under two users
+/// (multi-instance walkthrough, with one clock 5 s behind). The database's clock is the one every
+/// instance can be compared with; agreeing with it to a tenth of a second keeps any two instances
+/// within a fifth. A clock that agreed at start-up can drift later (NTP stopped, a virtual machine
+/// resumed from a pause), so the readings go on. Each reading is also the gauge
 /// `subledger_clock_ahead_of_database_seconds`, to alert on. On SQLite there is no other clock, and
 /// the monitor ends at once.
 struct ClockSkewMonitor: Service {
@@ -18,6 +22,11 @@ struct ClockSkewMonitor: Service {
     static let defaultRepeat: Duration = .seconds(3600)
     /// The gauge each reading sets.
     static let gaugeName = "subledger_clock_ahead_of_database_seconds"
+    /// The most the clocks may differ by without a warning, in microseconds.
+    static let toleranceMicros: Int64 = 100_000
+    /// How close they must surely be again, after a warning, to be said back in step: half the
+    /// tolerance, so a clock hovering near it is not said apart and back every reading.
+    static let backInStepMicros: Int64 = toleranceMicros / 2
 
     let store: any EventStore
     let registry: PrometheusCollectorRegistry
@@ -39,10 +48,11 @@ struct ClockSkewMonitor: Service {
 
     /// What the log last said about the clocks.
     struct State: Sendable, Equatable {
-        /// Whether it said they differ.
-        var skewed = false
-        /// When it last said so, on the monitor's clock.
+        /// When it last said they differ, on the monitor's clock; nil while it says they agree.
         var warnedAt: ContinuousClock.Instant?
+
+        /// Whether the log last said the clocks differ.
+        var skewed: Bool { warnedAt != nil }
     }
 
     /// Reads the clocks now and every `interval` until a graceful stop (or a cancellation); returns
@@ -90,7 +100,7 @@ struct ClockSkewMonitor: Service {
         case .apart(let warning)?:
             logger.warning("\(warning)", metadata: metadata)
         case .backInStep?:
-            logger.notice("this machine's clock is back within \(ClockSkewCheck.backInStepMicros / 1000) ms of PostgreSQL's", metadata: metadata)
+            logger.notice("this machine's clock is back within \(Self.backInStepMicros / 1000) ms of PostgreSQL's", metadata: metadata)
         case nil:
             break
         }
@@ -103,13 +113,27 @@ struct ClockSkewMonitor: Service {
     /// tell, changes nothing, so a clock near the limit or a slow reading does not make the log
     /// say apart and back again.
     static func next(after state: State, reading: ClockReading, at now: ContinuousClock.Instant, repeatWarning: Duration) -> (State, Message?) {
-        if let warning = ClockSkewCheck.warning(reading) {
-            if state.skewed, let warnedAt = state.warnedAt, now - warnedAt < repeatWarning {
+        if let warning = warning(reading) {
+            if let warnedAt = state.warnedAt, now - warnedAt < repeatWarning {
                 return (state, nil)
             }
-            return (State(skewed: true, warnedAt: now), .apart(warning))
+            return (State(warnedAt: now), .apart(warning))
         }
-        guard state.skewed, reading.agrees(within: ClockSkewCheck.backInStepMicros) else { return (state, nil) }
+        guard state.skewed, reading.agrees(within: backInStepMicros) else { return (state, nil) }
         return (State(), .backInStep)
+    }
+
+    /// The warning a reading calls for, or nil when the clocks agree to within the tolerance (or the
+    /// round trip was too slow to tell).
+    static func warning(_ reading: ClockReading) -> String? {
+        guard reading.differs(byMoreThan: toleranceMicros) else { return nil }
+        let milliseconds = reading.aheadOfServerMicros.magnitude / 1000
+        let direction = reading.aheadOfServerMicros > 0 ? "ahead of" : "behind"
+        return """
+            this machine's clock is \(milliseconds) ms \(direction) PostgreSQL's: events are stamped \
+            with this clock, and instances sharing the database on clocks out of step record facts \
+            out of order for as_of (a transfer's two ends, so a chain shows under two users); \
+            synchronise the clocks (NTP)
+            """
     }
 }

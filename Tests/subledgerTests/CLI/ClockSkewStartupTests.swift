@@ -9,7 +9,7 @@ import Testing
 /// when they differ (multi-instance walkthrough: an instance 5 s behind put a transfer's unlink
 /// before its link, and `as_of` listed the chain under two users).
 @Suite("Clock skew against PostgreSQL at start-up")
-struct ClockSkewCheckTests {
+struct ClockSkewStartupTests {
     @Test(arguments: TestDatabases.dialects)
     func aClockFiveSecondsAheadIsToldAndOneInStepIsNot(_ dialect: StorageDialect) async throws {
         try await withFreshStore(dialect, now: { Date().addingTimeInterval(5) }) { (fixture: StoreFixture) async throws in
@@ -45,11 +45,11 @@ struct ClockSkewCheckTests {
 
     /// A difference the round trip could hide is not told; a clock behind the server's says so.
     @Test func onlyADifferenceBeyondToleranceAndUncertaintyIsTold() throws {
-        #expect(ClockSkewCheck.warning(ClockReading(aheadOfServerMicros: 99_000, uncertaintyMicros: 0)) == nil)
-        #expect(ClockSkewCheck.warning(ClockReading(aheadOfServerMicros: 150_000, uncertaintyMicros: 60_000)) == nil)
-        let behind = try #require(ClockSkewCheck.warning(ClockReading(aheadOfServerMicros: -2_500_000, uncertaintyMicros: 1_000)))
+        #expect(ClockSkewMonitor.warning(ClockReading(aheadOfServerMicros: 99_000, uncertaintyMicros: 0)) == nil)
+        #expect(ClockSkewMonitor.warning(ClockReading(aheadOfServerMicros: 150_000, uncertaintyMicros: 60_000)) == nil)
+        let behind = try #require(ClockSkewMonitor.warning(ClockReading(aheadOfServerMicros: -2_500_000, uncertaintyMicros: 1_000)))
         #expect(behind.hasPrefix("this machine's clock is 2500 ms behind PostgreSQL's"))
-        let ahead = try #require(ClockSkewCheck.warning(ClockReading(aheadOfServerMicros: 101_000, uncertaintyMicros: 0)))
+        let ahead = try #require(ClockSkewMonitor.warning(ClockReading(aheadOfServerMicros: 101_000, uncertaintyMicros: 0)))
         #expect(ahead.hasPrefix("this machine's clock is 101 ms ahead of PostgreSQL's"))
     }
 }
