@@ -19,24 +19,27 @@ struct NewStreamStampTests {
     /// operator's grant.
     @Test(.enabled(if: TestDatabases.dialects.contains(.postgres)), arguments: ["submission", "grant"])
     func aWriterCreatingAStreamAnotherIsCreatingIsStampedAfterTheWait(path: String) async throws {
+        // Names of this case's own: advisory locks are the database's, shared by the tests running
+        // at once in other schemas.
+        let bob = "bob-new-\(path)", bobsStream = "user-bob-new-\(path)"
         try await H.run(dialect: .postgres, policy: .transfer) { h in
             let raw = try #require(h.fixture.rawPostgres)
             try await raw.withConnection { holder in
                 let holderPID = try await LockWaiter.holder(holder, in: h.fixture)
                 // What another writer creating bob's stream holds: the lock on the stream's name
                 // (seed 1 of `lockHeadsAndDocuments`) and the row it inserted, not yet committed.
-                _ = try await holder.query("SELECT pg_advisory_xact_lock(hashtextextended('user-bob', 1))", logger: TestDatabases.logger)
+                _ = try await holder.query("SELECT pg_advisory_xact_lock(hashtextextended(\(bobsStream), 1))", logger: TestDatabases.logger)
                 _ = try await holder.query(
-                    "INSERT INTO streams (stream_id, version, head_hash) VALUES ('user-bob', 1, '\\x00'::bytea)", logger: TestDatabases.logger
+                    "INSERT INTO streams (stream_id, version, head_hash) VALUES (\(bobsStream), 1, '\\x00'::bytea)", logger: TestDatabases.logger
                 )
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
                         if path == "submission" {
-                            _ = try await h.submit(user: "bob", H.transaction("1000", purchased: 0, expires: 30), at: 1)
+                            _ = try await h.submit(user: bob, H.transaction("1000", purchased: 0, expires: 30), at: 1)
                         } else {
                             h.clock.set(Day.date(1))
                             _ = try await h.ledger.grant(
-                                userId: "bob", entitlement: "pro", expiresAt: Day.date(90), reason: "support", context: .init(source: "test")
+                                userId: bob, entitlement: "pro", expiresAt: Day.date(90), reason: "support", context: .init(source: "test")
                             )
                         }
                     }
@@ -50,7 +53,7 @@ struct NewStreamStampTests {
                 }
             }
             let log = try await readLog(h.store, atLeast: path == "submission" ? 2 : 1).events
-            let bobs = log.filter { $0.streamID == "user-bob" }
+            let bobs = log.filter { $0.streamID == bobsStream }
             #expect(!bobs.isEmpty)
             for event in log {
                 #expect(event.recordedAt == Day.date(2), "\(event.type) on \(event.streamID) at \(event.recordedAt)")
@@ -66,21 +69,24 @@ struct NewStreamStampTests {
     /// A grant's append guessed the head and waited on the row the same way.
     @Test(.enabled(if: TestDatabases.dialects.contains(.postgres)), arguments: ["submission", "grant"])
     func aStreamCreatedWhileTheWriteWaitedForItsNameIsNotLockedAfterTheStamp(path: String) async throws {
+        // Names of this case's own: advisory locks are the database's, shared by the tests running
+        // at once in other schemas.
+        let alice = "alice-moved-\(path)", bob = "bob-moved-\(path)", bobsStream = "user-bob-moved-\(path)"
         try await H.run(dialect: .postgres, policy: .transfer) { h in
-            try await h.submit(user: "alice", H.transaction("1000", purchased: 0, expires: 30), at: 0)
+            try await h.submit(user: alice, H.transaction("1000", purchased: 0, expires: 30), at: 0)
             let raw = try #require(h.fixture.rawPostgres)
             try await raw.withConnection { holder in
                 let holderPID = try await LockWaiter.holder(holder, in: h.fixture, begin: false)
                 // The name's lock for the session, so it can be let go without ending a transaction.
-                _ = try await holder.query("SELECT pg_advisory_lock(hashtextextended('user-bob', 1))", logger: TestDatabases.logger)
+                _ = try await holder.query("SELECT pg_advisory_lock(hashtextextended(\(bobsStream), 1))", logger: TestDatabases.logger)
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     h.clock.set(Day.date(1))
                     group.addTask {
                         if path == "submission" {
-                            _ = try await h.submit(user: "bob", H.transaction("1001", original: "1000", purchased: 30, expires: 60), at: 1)
+                            _ = try await h.submit(user: bob, H.transaction("1001", original: "1000", purchased: 30, expires: 60), at: 1)
                         } else {
                             _ = try await h.ledger.grant(
-                                userId: "bob", entitlement: "pro", expiresAt: Day.date(90), reason: "support", context: .init(source: "test")
+                                userId: bob, entitlement: "pro", expiresAt: Day.date(90), reason: "support", context: .init(source: "test")
                             )
                         }
                     }
@@ -88,11 +94,11 @@ struct NewStreamStampTests {
                     // Another writer creates bob's stream meanwhile, and a third locks it; then the
                     // name is free and the write goes on, on the day-1 clock.
                     _ = try await holder.query(
-                        "INSERT INTO streams (stream_id, version, head_hash) VALUES ('user-bob', 1, '\\x00'::bytea)", logger: TestDatabases.logger
+                        "INSERT INTO streams (stream_id, version, head_hash) VALUES (\(bobsStream), 1, '\\x00'::bytea)", logger: TestDatabases.logger
                     )
                     _ = try await holder.query("BEGIN", logger: TestDatabases.logger)
-                    _ = try await holder.query("SELECT 1 FROM streams WHERE stream_id = 'user-bob' FOR UPDATE", logger: TestDatabases.logger)
-                    _ = try await holder.query("SELECT pg_advisory_unlock(hashtextextended('user-bob', 1))", logger: TestDatabases.logger)
+                    _ = try await holder.query("SELECT 1 FROM streams WHERE stream_id = \(bobsStream) FOR UPDATE", logger: TestDatabases.logger)
+                    _ = try await holder.query("SELECT pg_advisory_unlock(hashtextextended(\(bobsStream), 1))", logger: TestDatabases.logger)
                     let waitedForStream = try await LockWaiter.waitForWaiter(on: holderPID, raw: raw)
                     h.clock.set(Day.date(2))
                     _ = try await holder.query("ROLLBACK", logger: TestDatabases.logger)
@@ -103,10 +109,10 @@ struct NewStreamStampTests {
             }
             let log = try await readLog(h.store, atLeast: path == "submission" ? 5 : 3).events.filter { $0.recordedAt > Day.date(0) }
             if path == "submission" {
-                #expect(log.contains { $0.streamID == "user-bob" && $0.type == "user.linked" })
-                #expect(log.contains { $0.streamID == "user-alice" && $0.type == "user.unlinked" })
+                #expect(log.contains { $0.streamID == bobsStream && $0.type == "user.linked" })
+                #expect(log.contains { $0.streamID == "user-\(alice)" && $0.type == "user.unlinked" })
             } else {
-                #expect(log.map(\.streamID) == ["user-bob"])
+                #expect(log.map(\.streamID) == [bobsStream])
             }
             for event in log {
                 #expect(event.recordedAt == Day.date(2), "\(event.type) on \(event.streamID) at \(event.recordedAt)")
