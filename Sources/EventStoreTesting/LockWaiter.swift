@@ -20,6 +20,20 @@ public enum LockWaiter {
         return 0
     }
 
+    /// Runs `body`, the part of a test that ends `holder`'s hold; if it throws first, the holder's
+    /// transaction is rolled back and its session locks released before the error goes on. A writer
+    /// blocked on them would otherwise keep its task group, and every test waiting on the same
+    /// database-wide lock, waiting until the run's watchdog.
+    public static func releasing<T>(_ holder: PostgresConnection, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch {
+            _ = try? await holder.query("ROLLBACK", logger: TestDatabases.logger)
+            _ = try? await holder.query("SELECT pg_advisory_unlock_all()", logger: TestDatabases.logger)
+            throw error
+        }
+    }
+
     /// Takes on `connection`, if no other session holds it, the advisory lock the store takes for
     /// `key` (a stream's name with seed 1, `model/key` of a document with seed 0), until its
     /// transaction ends; whether it got it.
@@ -30,12 +44,18 @@ public enum LockWaiter {
     }
 
     /// Polls `pg_blocking_pids` until some session waits for a lock backend `holder` holds (a row's
-    /// or an advisory one); false after 30 s.
+    /// or an advisory one); false after 30 s. Only sessions waiting on a lock are asked about: each
+    /// call takes the lock manager for a moment, which every other test's lock requests then wait on.
     public static func waitForWaiter(on holder: Int32, raw: PostgresClient) async throws -> Bool {
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
+            // `OFFSET 0` keeps the filter below the call, so it is made for waiting sessions only.
             let rows = try await raw.query(
-                "SELECT count(*)::int8 FROM pg_stat_activity WHERE \(holder) = ANY(pg_blocking_pids(pid))",
+                """
+                SELECT count(*)::int8 FROM (
+                    SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> \(holder) OFFSET 0
+                ) AS waiting WHERE \(holder) = ANY(pg_blocking_pids(pid))
+                """,
                 logger: TestDatabases.logger
             )
             for try await waiting in rows.decode(Int64.self) where waiting > 0 { return true }

@@ -26,10 +26,13 @@ struct PostgresAppendStampTests {
                     group.addTask {
                         _ = try await store.append(to: "contested", event("second"), expectedVersion: .any)
                     }
-                    let blocked = try await LockWaiter.waitForWaiter(on: holderPID, raw: raw)
-                    clock.withLock { $0 = start.addingTimeInterval(60) }
-                    _ = try await holder.query("UPDATE streams SET version = 2 WHERE stream_id = 'contested'", logger: TestDatabases.logger)
-                    _ = try await holder.query("COMMIT", logger: TestDatabases.logger)
+                    let blocked = try await LockWaiter.releasing(holder) {
+                        let blocked = try await LockWaiter.waitForWaiter(on: holderPID, raw: raw)
+                        clock.withLock { $0 = start.addingTimeInterval(60) }
+                        _ = try await holder.query("UPDATE streams SET version = 2 WHERE stream_id = 'contested'", logger: TestDatabases.logger)
+                        _ = try await holder.query("COMMIT", logger: TestDatabases.logger)
+                        return blocked
+                    }
                     try await group.waitForAll()
                     try #require(blocked, "the append never waited for the other writer")
                 }

@@ -43,7 +43,9 @@ struct NewStreamStampTests {
                             )
                         }
                     }
-                    let blocked = try await LockWaiter.waitForWaiter(on: holderPID, raw: raw)
+                    let blocked = try await LockWaiter.releasing(holder) {
+                        try await LockWaiter.waitForWaiter(on: holderPID, raw: raw)
+                    }
                     // The wait lasts from day 1 to day 2 of the store's clock; then the other writer
                     // rolls back, as a deadlock's victim does.
                     h.clock.set(Day.date(2))
@@ -90,16 +92,18 @@ struct NewStreamStampTests {
                             )
                         }
                     }
-                    let waitedForName = try await LockWaiter.waitForWaiter(on: holderPID, raw: raw)
-                    // Another writer creates bob's stream meanwhile, and a third locks it; then the
-                    // name is free and the write goes on, on the day-1 clock.
-                    _ = try await holder.query(
-                        "INSERT INTO streams (stream_id, version, head_hash) VALUES (\(bobsStream), 1, '\\x00'::bytea)", logger: TestDatabases.logger
-                    )
-                    _ = try await holder.query("BEGIN", logger: TestDatabases.logger)
-                    _ = try await holder.query("SELECT 1 FROM streams WHERE stream_id = \(bobsStream) FOR UPDATE", logger: TestDatabases.logger)
-                    _ = try await holder.query("SELECT pg_advisory_unlock(hashtextextended(\(bobsStream), 1))", logger: TestDatabases.logger)
-                    let waitedForStream = try await LockWaiter.waitForWaiter(on: holderPID, raw: raw)
+                    let (waitedForName, waitedForStream) = try await LockWaiter.releasing(holder) {
+                        let waitedForName = try await LockWaiter.waitForWaiter(on: holderPID, raw: raw)
+                        // Another writer creates bob's stream meanwhile, and a third locks it; then the
+                        // name is free and the write goes on, on the day-1 clock.
+                        _ = try await holder.query(
+                            "INSERT INTO streams (stream_id, version, head_hash) VALUES (\(bobsStream), 1, '\\x00'::bytea)", logger: TestDatabases.logger
+                        )
+                        _ = try await holder.query("BEGIN", logger: TestDatabases.logger)
+                        _ = try await holder.query("SELECT 1 FROM streams WHERE stream_id = \(bobsStream) FOR UPDATE", logger: TestDatabases.logger)
+                        _ = try await holder.query("SELECT pg_advisory_unlock(hashtextextended(\(bobsStream), 1))", logger: TestDatabases.logger)
+                        return (waitedForName, try await LockWaiter.waitForWaiter(on: holderPID, raw: raw))
+                    }
                     h.clock.set(Day.date(2))
                     _ = try await holder.query("ROLLBACK", logger: TestDatabases.logger)
                     try await group.waitForAll()

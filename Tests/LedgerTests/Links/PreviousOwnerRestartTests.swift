@@ -32,7 +32,7 @@ struct PreviousOwnerRestartTests {
                     group.addTask {
                         try await LockWaiter.waitForWaiter(on: holderPID, raw: raw) ? "waited for bob's stream" : "neither"
                     }
-                    let first = try await group.next() ?? "neither"
+                    let first = try await LockWaiter.releasing(holder) { try await group.next() ?? "neither" }
                     // Lets the renewal go on if it waited; ends the other watch if it did not.
                     _ = try await holder.query("ROLLBACK", logger: TestDatabases.logger)
                     group.cancelAll()

@@ -61,14 +61,17 @@ struct TransferStampTests {
                             _ = try await h.ledger.link(userId: bob, originalTransactionId: "1000", source: "test", context: IngestContext(source: "test"))
                         }
                     }
-                    let blocked = try await LockWaiter.waitForWaiter(on: holderPID, raw: raw)
-                    // bob's stream is new, so its lock is the one on its name; his document sorts
-                    // after alice's. A transfer the other way, holding alice's, would wait for them.
-                    let bobsDocument = try await LockWaiter.tryAdvisoryLock(holder, key: "user_entitlements/\(bob)", seed: 0)
-                    let bobsStream = held == "stream" ? try await LockWaiter.tryAdvisoryLock(holder, key: "user-\(bob)", seed: 1) : true
-                    // The wait lasts from day 1 to day 2 of the store's clock.
-                    h.clock.set(Day.date(2))
-                    _ = try await holder.query("COMMIT", logger: TestDatabases.logger)
+                    let (blocked, bobsDocument, bobsStream) = try await LockWaiter.releasing(holder) {
+                        let blocked = try await LockWaiter.waitForWaiter(on: holderPID, raw: raw)
+                        // bob's stream is new, so its lock is the one on its name; his document sorts
+                        // after alice's. A transfer the other way, holding alice's, would wait for them.
+                        let bobsDocument = try await LockWaiter.tryAdvisoryLock(holder, key: "user_entitlements/\(bob)", seed: 0)
+                        let bobsStream = held == "stream" ? try await LockWaiter.tryAdvisoryLock(holder, key: "user-\(bob)", seed: 1) : true
+                        // The wait lasts from day 1 to day 2 of the store's clock.
+                        h.clock.set(Day.date(2))
+                        _ = try await holder.query("COMMIT", logger: TestDatabases.logger)
+                        return (blocked, bobsDocument, bobsStream)
+                    }
                     try await group.waitForAll()
                     try #require(blocked, "the transfer never waited for alice's locks")
                     if restarts > 0 {

@@ -40,7 +40,7 @@ struct ReplayDecisionOrderTests {
                     group.addTask {
                         _ = try await h.submit(user: "u2", H.transaction("1001", original: "1000", purchased: 30, expires: 60), at: 3)
                     }
-                    let blocked = try await LockWaiter.waitForWaiter(on: holderPID, raw: raw)
+                    let blocked = try await LockWaiter.releasing(holder) { try await LockWaiter.waitForWaiter(on: holderPID, raw: raw) }
                     group.addTask {
                         try await LegacyInputTests.submit(h, "u1-receipt", user: "u1", at: 3)
                         receiptDone.continuation.yield()
