@@ -468,7 +468,7 @@ struct ServeProcessTests {
         // A private database, so this test's migration does not meet another's.
         let database = "serve_\(UUID().uuidString.prefix(8).lowercased())"
         try await PostgresAdmin.createDatabase(database, url: url)
-        let databaseURL = url.replacingOccurrences(of: "/subledger_test", with: "/\(database)")
+        let databaseURL = try PostgresAdmin.url(url, database: database)
         try await withTemporaryDirectory { directory in
             let server = try SubledgerProcess(["serve"], in: directory, environment: [
                 "SUBLEDGER_HTTP_PORT": "0", "SUBLEDGER_DATABASE_URL": databaseURL,

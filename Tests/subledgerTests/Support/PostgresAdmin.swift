@@ -1,4 +1,5 @@
 import EventStore
+import Foundation
 import Logging
 import PostgresNIO
 
@@ -6,6 +7,14 @@ import PostgresNIO
 enum PostgresAdmin {
     static func createDatabase(_ name: String, url: String) async throws {
         try await execute("CREATE DATABASE \(name)", url: url)
+    }
+
+    /// `url` naming `database` instead of its own (whatever database the test URL names).
+    static func url(_ url: String, database: String) throws -> String {
+        guard var components = URLComponents(string: url) else { throw ProcessFailure(message: "not a URL: \(url)") }
+        components.path = "/\(database)"
+        guard let named = components.string else { throw ProcessFailure(message: "no URL for database \(database) from \(url)") }
+        return named
     }
 
     /// Runs one statement on the database `url` names.
