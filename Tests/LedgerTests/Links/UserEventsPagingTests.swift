@@ -11,13 +11,6 @@ import Testing
 struct UserEventsPagingTests {
     typealias H = LedgerHarness
 
-    /// Set by the writer when it has written everything, read by the pager.
-    final class Flag: Sendable {
-        private let state = Mutex(false)
-        func set() { state.withLock { $0 = true } }
-        var isSet: Bool { state.withLock { $0 } }
-    }
-
     /// 30 purchases, each a fact and its link.
     static let expected = 60
 

@@ -108,6 +108,7 @@ struct ReplayTests {
                         ((pg_current_xact_id()::text)::numeric + 1000000)::text::xid8)
                 """)
             let stored = try await h.store.eventCount()
+            try await Self.alterBobsReadModel(h)
             let before = try await h.store.projectionDocuments()
             let replayer = LedgerReplayer(store: h.store)
             await #expect {
@@ -131,6 +132,13 @@ struct ReplayTests {
         } ?? false
     }
 
+    /// Alters bob's live read model (it loses his chain), so that a swap of any fold's documents would
+    /// show: a refused swap must leave the altered row as it is. Without it a refused swap's check
+    /// compared documents a wrongful swap would have written alike.
+    static func alterBobsReadModel(_ h: H) async throws {
+        try await h.fixture.rawExecute("UPDATE projections SET data = '{\"state\":{\"userId\":\"bob\",\"chains\":{},\"grants\":{}},\"position\":0}' WHERE model = 'user_entitlements' AND key = 'bob'")
+    }
+
     /// A swap that cannot get the read models' lock, because a long transaction reads them, gives up
     /// after its three short waits instead of holding every request behind it for as long as that
     /// transaction lasts. Nothing changes and no filled table is left; once the transaction ends
@@ -142,6 +150,7 @@ struct ReplayTests {
             let raw = try #require(h.fixture.rawPostgres)
             let replayer = LedgerReplayer(store: h.store, pageSize: 3)
             let (documents, folded) = try await replayer.fold()
+            try await Self.alterBobsReadModel(h)
             let live = try await h.store.projectionDocuments()
             let (held, holding) = AsyncStream<Void>.makeStream()
             let (ended, end) = AsyncStream<Void>.makeStream()
@@ -175,6 +184,7 @@ struct ReplayTests {
             #expect(try await h.store.projectionDocuments() == live)
             #expect(try await Self.rebuildTable(in: h) == false, "the refused rebuild's table is still there")
             _ = try await replayer.swapIn(documents, foldedEvents: folded)
+            #expect(try await h.store.projectionDocuments() != live, "the swap left bob's altered row: a refused one would not have shown")
             #expect(try await replayer.check().differences.isEmpty)
         }
     }
@@ -228,20 +238,28 @@ struct ReplayTests {
             try await Self.mixedWorkload(h)
             h.clock.set(Day.date(42))
             let replayer = LedgerReplayer(store: h.store, pageSize: 20)
+            let written = Flag(), swapped = Tally()
             // Any failure but a refusal as outdated (a deadlock, say) is thrown out of the group.
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
+                    defer { written.set() }
                     for index in 0..<30 {
                         _ = try await h.ledger.grant(userId: "g\(index % 3)", entitlement: "pro", expiresAt: Day.date(90), reason: "load", context: .init(source: "test"))
                         if index % 5 == 0 {
                             try await h.submit(user: "w\(index)", H.transaction("\(7000 + index)", original: "\(7000 + index)", purchased: 42, expires: 72), at: 42)
                         }
+                        // Twice, a pause until a rebuild is swapped in between these writes and the
+                        // next (without them every rebuild on SQLite was refused as outdated, so no
+                        // swap ever met a write).
+                        if index == 9 || index == 19 { _ = try await swapped.waitPast(swapped.value) }
                     }
                 }
                 group.addTask {
-                    for _ in 0..<12 {
+                    // Rebuilds until the writes end, counting those swapped in.
+                    while !written.isSet {
                         do {
                             _ = try await replayer.rebuild()
+                            swapped.add()
                         } catch let error as EventStoreError where error.code == .rebuildOutdated {
                             continue
                         }
@@ -249,6 +267,8 @@ struct ReplayTests {
                 }
                 try await group.waitForAll()
             }
+            // Rebuilds that were all refused would lose no write either: they swapped between writes.
+            #expect(swapped.value >= 2, "\(swapped.value) rebuild(s) swapped in while the writes went on")
             let check = try await replayer.check()
             #expect(check.differences.isEmpty, "\(check.differences)")
             #expect(check.appendedSinceFold == 0)
@@ -266,6 +286,7 @@ struct ReplayTests {
                 to: LedgerEventType.userStream("u9"), [NewEvent(type: LedgerEventType.userLinked, data: Data(#"{"userId":5}"#.utf8))]
             )
             let position = try #require(appended.events.first?.position)
+            try await Self.alterBobsReadModel(h)
             let live = try await h.store.projectionDocuments()
             for rebuilding in [false, true] {
                 await #expect {
