@@ -138,7 +138,7 @@ struct SignedPayloadScanningTests {
     /// with nested values, repeats, whitespace and escapes. Whenever the scanner answers, it agrees.
     @Test func agreesWithJSONDecoderOnGeneratedTexts() {
         var generator = PayloadTextGenerator(seed: 0x5EED)
-        var scannedCount = 0
+        var scannedCount = 0, renewalsScanned = 0, notificationsScanned = 0
         let rounds = 4_000
         for _ in 0..<rounds {
             let text = generator.object(depth: 0)
@@ -148,15 +148,20 @@ struct SignedPayloadScanningTests {
                 #expect(scanned == reference(JWSTransactionDecodedPayload.self, text), "\(text)")
             }
             if let scanned = JWSRenewalInfoDecodedPayload.scanned(from: data) {
+                renewalsScanned += 1
                 #expect(scanned == reference(JWSRenewalInfoDecodedPayload.self, text), "\(text)")
             }
             if let scanned = ResponseBodyV2DecodedPayload.scanned(from: data) {
+                notificationsScanned += 1
                 #expect(scanned == reference(ResponseBodyV2DecodedPayload.self, text), "\(text)")
             }
         }
         // Both paths are exercised: most texts are read by the scanner, some are left to JSONDecoder.
         #expect(scannedCount > rounds / 4)
         #expect(scannedCount < rounds)
+        // The other two scanners answer too, or their agreement was never checked.
+        #expect(renewalsScanned > 0 && renewalsScanned < rounds, "\(renewalsScanned)")
+        #expect(notificationsScanned > 0 && notificationsScanned < rounds, "\(notificationsScanned)")
     }
 }
 

@@ -46,21 +46,29 @@ struct PostgresChangeRelayTests {
                 let reader = PostgresEventStore(settings: ours, logger: TestDatabases.logger)
                 let writer = PostgresEventStore(settings: ours, logger: TestDatabases.logger)
                 let neighbour = PostgresEventStore(settings: theirs, logger: TestDatabases.logger)
+                // The neighbour's own reader: its waking shows the neighbour's hint was sent and heard.
+                let neighboursReader = PostgresEventStore(settings: theirs, logger: TestDatabases.logger)
                 try await withRunning(reader) {
                     try await withRunning(writer) {
                         try await withRunning(neighbour) {
-                            try await writer.migrate()
-                            try await neighbour.migrate()
-                            for store in [reader, writer, neighbour] { try await Self.waitUntilListening(store) }
-                            let before = reader.changes.generation
+                            try await withRunning(neighboursReader) {
+                                try await writer.migrate()
+                                try await neighbour.migrate()
+                                for store in [reader, writer, neighbour, neighboursReader] { try await Self.waitUntilListening(store) }
+                                let before = reader.changes.generation
+                                let neighboursBefore = neighboursReader.changes.generation
 
-                            _ = try await neighbour.append(to: "s", [event("theirs")], expectedVersion: .any)
-                            await reader.changes.wait(after: before, timeout: .seconds(1))
-                            #expect(reader.changes.generation == before, "another schema's append woke the reader")
+                                _ = try await neighbour.append(to: "s", [event("theirs")], expectedVersion: .any)
+                                await neighboursReader.changes.wait(after: neighboursBefore, timeout: .seconds(20))
+                                #expect(neighboursReader.changes.generation > neighboursBefore, "the neighbour's hint never came")
+                                // The same NOTIFY reaches every session; a moment more for ours to act on it.
+                                await reader.changes.wait(after: before, timeout: .milliseconds(500))
+                                #expect(reader.changes.generation == before, "another schema's append woke the reader")
 
-                            _ = try await writer.append(to: "s", [event("ours")], expectedVersion: .any)
-                            await reader.changes.wait(after: before, timeout: .seconds(20))
-                            #expect(reader.changes.generation > before)
+                                _ = try await writer.append(to: "s", [event("ours")], expectedVersion: .any)
+                                await reader.changes.wait(after: before, timeout: .seconds(20))
+                                #expect(reader.changes.generation > before)
+                            }
                         }
                     }
                 }

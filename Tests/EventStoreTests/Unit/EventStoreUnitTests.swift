@@ -328,7 +328,9 @@ struct EventStoreUnitTests {
         await signal.wait(after: generation, timeout: .seconds(30))
         #expect(ContinuousClock.now - early < .seconds(5))
 
+        // A waiter already waiting is woken, not left to its timeout.
         let current = signal.generation
+        let waiting = ContinuousClock.now
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await signal.wait(after: current, timeout: .seconds(30)) }
             group.addTask {
@@ -337,6 +339,7 @@ struct EventStoreUnitTests {
             }
         }
         #expect(signal.generation == current + 1)
+        #expect(ContinuousClock.now - waiting < .seconds(5))
     }
 }
 

@@ -91,6 +91,9 @@ struct ConnectionClockTests {
         Self.setWritable(true, channel)
         channel.embeddedEventLoop.advanceTime(by: .seconds(10))
         #expect(channel.isActive, "closed a connection whose second request was being answered")
+        // Once that request is answered, the clock runs again.
+        Self.answer(on: channel)
+        Self.expectClosed(channel, after: .milliseconds(1900), why: "kept a connection whose next request did not come in the timeout")
     }
 
     /// Unwritable for the whole timeout and no count of the client's progress (no socket): closed.

@@ -134,10 +134,12 @@ struct APIHarness: Sendable {
         return try await request(.post, "/v1/apple/transactions", key: Self.ingestKey, json: #"{"user_id":"\#(user)","signed_transaction":"\#(jws)"}"#)
     }
 
-    /// The user's `pro` entitlement as JSON, evaluated at `day`.
-    func pro(_ user: String, at day: Double) async throws -> [String: Any]? {
+    /// The user's `pro` entitlement as JSON, evaluated at `day`; nil only from a view that lists no
+    /// `pro` (a failed read is an error, not "no entitlement").
+    func pro(_ user: String, at day: Double, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [String: Any]? {
         let response = try await request(.get, "/v1/users/\(user)/entitlements?at=\(Day.iso(day))", key: Self.readKey)
-        let entitlements = try object(response)["entitlements"] as? [[String: Any]] ?? []
+        try #require(response.status == .ok, "\(response.status): \(String(buffer: response.body))", sourceLocation: sourceLocation)
+        let entitlements = try #require(try object(response)["entitlements"] as? [[String: Any]], "no entitlements list", sourceLocation: sourceLocation)
         return entitlements.first { $0["id"] as? String == "pro" }
     }
 

@@ -59,11 +59,23 @@ enum FakeVerifyReceipt {
             }()
         )
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await app.runService() }
+            group.addTask {
+                // A server that ends before it listens ends the wait for its port too.
+                defer { portContinuation.finish() }
+                try await app.runService()
+            }
             var iterator = portStream.makeAsyncIterator()
-            guard let port = await iterator.next() else { return }
+            guard let port = await iterator.next() else {
+                // Its error, if it threw one, says more than this.
+                _ = try await group.next()
+                throw NotListening()
+            }
             defer { group.cancelAll() }
+            guard port != 0 else { throw NotListening() }
             try await body("http://127.0.0.1:\(port)")
         }
     }
+
+    /// The fake server stopped before it listened without an error of its own, or gave no port.
+    struct NotListening: Error {}
 }
