@@ -523,6 +523,34 @@ struct APIEndToEndTests {
         }
     }
 
+    /// Every read route wants the `read` scope and every operator route `admin`: a known key without
+    /// it is answered 403 `forbidden` (401 is for a key that is missing or unknown), on a user and a
+    /// chain that exist.
+    @Test(arguments: TestDatabases.dialects)
+    func aKeyWithoutTheRouteScopeIsForbiddenOnEveryReadAndOperatorRoute(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect) { h in
+            #expect(try await h.submit(user: "u1", H.transaction("1000", purchased: 0, expires: 30), at: 0).status == .ok)
+            let reads = ["/v1/users/u1/entitlements", "/v1/users/u1/events", "/v1/subscriptions/1000", "/v1/events"]
+            let operators = ["/v1/users/u1/grants", "/v1/rejections"]
+            for (path, key) in reads.map({ ($0, H.ingestOnlyKey) }) + operators.flatMap({ [($0, H.readKey), ($0, H.ingestKey)] }) {
+                let answer = try await h.request(.get, path, key: key)
+                #expect(answer.status == .forbidden, "\(path): \(answer.status)")
+                #expect(answer.headers[.contentType] == "application/problem+json", "\(path)")
+                #expect(try h.object(answer)["code"] as? String == "forbidden", "\(path)")
+            }
+            var ndjson = HTTPFields()
+            ndjson[.accept] = "application/x-ndjson"
+            #expect(try await h.request(.get, "/v1/events", key: H.ingestOnlyKey, headers: ndjson).status == .forbidden)
+            let revoke = try await h.request(.post, "/v1/users/u1/grants/g1/revoke", key: H.readKey, json: #"{"reason":"x"}"#)
+            #expect(revoke.status == .forbidden)
+            // The same routes answer the keys that hold the scope.
+            for path in reads { #expect(try await h.request(.get, path, key: H.readKey).status == .ok, "\(path)") }
+            for path in operators { #expect(try await h.request(.get, path, key: H.adminKey).status == .ok, "\(path)") }
+            // The ingest-only key ingests.
+            #expect(try await h.request(.post, "/v1/apple/transactions", key: H.ingestOnlyKey, json: #"{"user_id":"u1","signed_transaction":"x"}"#).status == .badRequest)
+        }
+    }
+
     @Test(arguments: TestDatabases.dialects)
     func authenticationScopesAndBodyLimitAreEnforcedBeforeTheStore(_ dialect: StorageDialect) async throws {
         try await H.run(dialect) { h in
@@ -853,7 +881,13 @@ struct APIEndToEndTests {
 
             let unknown = try await h.request(.get, "/v1/users/nobody/entitlements", key: H.readKey)
             #expect(unknown.status == .ok)
-            #expect((try h.object(unknown)["entitlements"] as? [Any])?.isEmpty == true)
+            let nobody = try h.object(unknown)
+            #expect((nobody["entitlements"] as? [Any])?.isEmpty == true)
+            #expect((nobody["subscriptions"] as? [Any])?.isEmpty == true)
+            #expect(nobody["user_id"] as? String == "nobody")
+            // Without `as_of` the view says so with a null, not by leaving the field out.
+            #expect(nobody["as_of"] is NSNull, "\(nobody)")
+            #expect(nobody["position"] as? Int == 0, "\(nobody)")
             let events = try await h.request(.get, "/v1/users/u1/events?limit=2", key: H.readKey)
             #expect(((try h.object(events)["events"] as? [Any])?.count ?? 99) <= 2)
             // Paging with next_after visits each of the user's 4 events once, in log order (the fact and

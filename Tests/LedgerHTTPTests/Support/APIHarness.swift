@@ -20,6 +20,8 @@ struct APIHarness: Sendable {
     static let ingestKey = "sl_backend_secret"
     static let readKey = "sl_reader_secret"
     static let adminKey = "sl_admin_secret"
+    /// A key that may only ingest, as a webhook relay or an app's purchase endpoint would hold.
+    static let ingestOnlyKey = "sl_relay_secret"
 
     let client: any TestClientProtocol
     let pki: TestPKI
@@ -79,6 +81,7 @@ struct APIHarness: Sendable {
             APIKey(name: "backend", scopes: [.read, .ingest], sha256: APIKey.hash(secret: ingestKey)),
             APIKey(name: "reader", scopes: [.read], sha256: APIKey.hash(secret: readKey)),
             APIKey(name: "operator", scopes: [.admin, .read], sha256: APIKey.hash(secret: adminKey)),
+            APIKey(name: "relay", scopes: [.ingest], sha256: APIKey.hash(secret: ingestOnlyKey)),
         ]
         // Every other setting keeps the server's own default.
         var settings = LedgerApplication.Settings(host: "127.0.0.1", port: 0, idleTimeout: idleTimeout, requestTimeout: requestTimeout)
