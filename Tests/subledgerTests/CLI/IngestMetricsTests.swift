@@ -51,6 +51,11 @@ struct IngestMetricsTests {
                 #expect(metrics.contains(#"subledger_ingest_total{endpoint="\#(endpoint)",result="\#(result)"} 1"#), "\(endpoint) \(result)")
             }
             #expect(!metrics.contains(#"result="ok""#))
+            // Every signed input verified is timed once, refused or not; a body refused for its size
+            // never reached the verifier.
+            #expect(metrics.contains(#"subledger_verification_duration_count{kind="notification_v2"} 3"#), "\(metrics)")
+            #expect(metrics.contains(#"subledger_verification_duration_count{kind="transaction"} 2"#), "\(metrics)")
+            #expect(!metrics.contains(#"subledger_verification_duration_sum{kind="notification_v2"} 0.0\n"#))
 
             server.signal(SIGTERM)
             #expect(try await server.waitForExit() == 0)

@@ -92,6 +92,12 @@ struct ServeProcessTests {
             // Three attempts, each refused at once; one attempt's deadline alone is 15 s.
             #expect(waited < .seconds(12), "answered after \(waited)")
             #expect(server.standardError.contains("verifyReceipt transient failure"), "\(server.standardError)")
+            // The wait on Apple is timed whole, its attempts and backoff included.
+            let metrics = try await httpRequest("http://127.0.0.1:\(port)/metrics").body
+            #expect(metrics.contains(#"subledger_verification_duration_count{kind="receipt"} 1"#), "\(metrics)")
+            let sum = metrics.split(separator: "\n").first { $0.hasPrefix(#"subledger_verification_duration_sum{kind="receipt"} "#) }
+            let seconds = try #require(sum.flatMap { Double($0.split(separator: " ").last ?? "") }, "\(metrics)")
+            #expect(seconds >= 1 && seconds <= waited / .seconds(1), "timed \(seconds) s of a \(waited) wait")
             server.signal(SIGTERM)
             #expect(try await server.waitForExit() == 0)
         }
