@@ -20,7 +20,7 @@ public enum LockWaiter {
         return 0
     }
 
-    /// Runs `body`, the part of a test that ends `holder`'s hold; if it throws first, the holder's
+    /// Runs `body`, a part of a test while `holder` holds its locks; if it throws, the holder's
     /// transaction is rolled back and its session locks released before the error goes on. A writer
     /// blocked on them would otherwise keep its task group, and every test waiting on the same
     /// database-wide lock, waiting until the run's watchdog.

@@ -3,7 +3,6 @@ import EventStore
 import EventStoreTesting
 import Foundation
 import Ledger
-import Synchronization
 import Testing
 
 /// `userEvents` pages a user's own stream and the streams of their chains, like the global feed.
