@@ -14,9 +14,9 @@ struct LedgerMetrics: Sendable {
     let notificationVerification = Self.timer("subledger_verification_duration", kind: "notification_v2")
     /// Signature and chain verification of one client-submitted transaction.
     let transactionVerification = Self.timer("subledger_verification_duration", kind: "transaction")
-    /// Apple's verifyReceipt answer for one receipt, its redirect and retries included: how long a
-    /// receipt submission waits on Apple.
-    let receiptValidation = Self.timer("subledger_verification_duration", kind: "receipt")
+    /// The wait on Apple's verifyReceipt for one receipt sent there, answered or failed, its redirect,
+    /// retries and backoff included (a receipt refused before it is sent is not timed).
+    let receiptVerification = Self.timer("subledger_verification_duration", kind: "receipt")
     /// One group-commit transaction.
     let append = Self.timer("subledger_database_duration", operation: "append")
     /// One entitlement read from the read models.

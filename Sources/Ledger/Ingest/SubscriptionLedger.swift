@@ -454,7 +454,7 @@ public final class SubscriptionLedger: Sendable {
         // may be the wrong one, the app the receipt itself names, if it has a secret here.
         let secretApp = requested ?? (hasDistinctAppSecrets ? Self.receiptApp(receiptData).flatMap { configuration.sharedSecrets[$0] == nil ? nil : $0 } : nil)
         let now = clock.now()
-        let response = try await LedgerMetrics.timed(metrics.receiptValidation) {
+        let response = try await LedgerMetrics.timed(metrics.receiptVerification) {
             try await validator.verifyReceipt(
                 receiptData, excludeOldTransactions: false, sharedSecret: secretApp.flatMap { configuration.sharedSecrets[$0] },
                 logger: logger(for: context)
