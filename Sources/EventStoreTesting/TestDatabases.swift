@@ -61,6 +61,23 @@ public struct StoreFixture: Sendable {
             try await connection.close()
         }
     }
+
+    /// SQLite: runs `body` while another connection, as another process writing the file would,
+    /// holds SQLite's one write lock (`BEGIN IMMEDIATE`), then lets it go.
+    public func whileAnotherWriterHoldsTheFile<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        guard dialect == .sqlite else { throw EventStoreError(.databaseError, "only a SQLite file has one writer to hold") }
+        let connection = try await SQLiteConnection.open(storage: .file(path: location))
+        do {
+            _ = try await connection.query("BEGIN IMMEDIATE")
+            let result = try await body()
+            _ = try await connection.query("ROLLBACK")
+            try await connection.close()
+            return result
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
 }
 
 /// PostgreSQL tests were asked for (CI=true) but no server was given.

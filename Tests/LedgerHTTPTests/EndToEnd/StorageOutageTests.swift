@@ -79,6 +79,28 @@ struct StorageOutageTests {
         }
     }
 
+    /// SQLite's outage: another process holding the file's one write lock past the busy timeout (5 s).
+    /// A webhook is answered 503 `storage_unavailable`, so Apple retries, and records nothing; reads
+    /// go on meanwhile (WAL); once the lock is let go, Apple's retry is recorded.
+    @Test func aWebhookWhileAnotherWriterHoldsTheSQLiteFileIs503AndItsRetryIsRecorded() async throws {
+        try await H.run(.sqlite) { h in
+            let bought = H.transaction("1000", purchased: 0, expires: 30)
+            try await h.fixture.whileAnotherWriterHoldsTheFile {
+                let start = ContinuousClock.now
+                let response = try await h.notify(.subscribed, transaction: bought, at: 0)
+                let waited = ContinuousClock.now - start
+                #expect(response.status == .serviceUnavailable, "\(String(buffer: response.body))")
+                #expect(try h.object(response)["code"] as? String == "storage_unavailable")
+                #expect(waited >= .seconds(4) && waited < .seconds(30), "answered after \(waited)")
+                #expect(try await h.request(.get, "/v1/users/u1/entitlements", key: H.readKey).status == .ok)
+                #expect(try await h.request(.get, "/ready").status == .ok)
+            }
+            #expect(try await h.eventCount() == 0)
+            try await Self.eventuallyRecorded(h) { try await h.notify(.subscribed, transaction: bought, at: 0) }
+            #expect(try await h.eventCount() == 1)
+        }
+    }
+
     /// Runs `body` against a live server whose PostgreSQL is reached through `relay`, which starts
     /// down. The harness counts events through `fixture.store`, which reaches PostgreSQL directly.
     private static func withServerBehindRelay(
