@@ -241,7 +241,7 @@ struct ReplayTests {
             h.clock.set(Day.date(42))
             let replayer = LedgerReplayer(store: h.store, pageSize: 20)
             let written = Flag(), swapped = Tally()
-            // Any failure but a refusal as outdated (a deadlock, say) is thrown out of the group.
+            // Any failure but a refusal (a deadlock, say) is thrown out of the group.
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     defer { written.set() }
