@@ -184,6 +184,7 @@ struct ServeCommand: AsyncParsableCommand {
                 .init(service: app),
                 // Last, so it is told first; when it returns the group goes on stopping (not a failure).
                 .init(service: ShutdownNotice(logger: logger, grace: Self.maximumGracefulShutdown), successTerminationBehavior: .ignore),
+                .init(service: HangupNotice(logger: logger), successTerminationBehavior: .ignore),
             ],
             gracefulShutdownSignals: signals,
             logger: logger

@@ -103,6 +103,31 @@ struct ServeProcessTests {
         }
     }
 
+    /// SIGHUP (a `systemctl reload`, a closed terminal) leaves `serve` running and says that a change
+    /// needs a restart; it ended the process at once, with no graceful stop. The notice does not hold
+    /// up a stop either.
+    @Test func aHangupKeepsServeRunningAndSaysARestartAppliesChanges() async throws {
+        try await withTemporaryDirectory { directory in
+            let server = try SubledgerProcess(["serve"], in: directory, environment: ["SUBLEDGER_HTTP_PORT": "0"])
+            let port = try await server.waitForPort()
+            for expected in 1...2 {
+                server.signal(SIGHUP)
+                let deadline = ContinuousClock.now + .seconds(10)
+                while server.standardError.components(separatedBy: "SIGHUP ignored").count - 1 < expected, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                #expect(server.standardError.components(separatedBy: "SIGHUP ignored").count - 1 == expected, "\(server.standardError)")
+                #expect(try await httpRequest("http://127.0.0.1:\(port)/health").status == 200)
+            }
+            #expect(server.standardError.contains("restart it (SIGTERM, then start it again) to apply a change"), "\(server.standardError)")
+            let stopping = ContinuousClock.now
+            server.signal(SIGTERM)
+            #expect(try await server.waitForExit() == 0)
+            // Well inside the 8 s grace a service that ignored the stop would be given.
+            #expect(ContinuousClock.now - stopping < .seconds(6), "stopped after \(ContinuousClock.now - stopping)")
+        }
+    }
+
     /// A configuration file that cannot be read is a refused configuration too (64), named, not a
     /// failure of the work (1) with Foundation's error text.
     @Test func aConfigurationFileThatCannotBeReadIsRefusedNamingIt() async throws {
