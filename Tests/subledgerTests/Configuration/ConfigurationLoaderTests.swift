@@ -334,6 +334,29 @@ struct StructuredConfigurationTests {
         }
     }
 
+    /// A secret's variable named like an override (`SUBLEDGER_...`) is refused where it is named,
+    /// set or not: once set it was refused as an unknown override, with no word of the key naming it.
+    @Test(arguments: [
+        ("apple:\n  apps:\n    - { bundle_id: a, shared_secret_env: SUBLEDGER_APPLE_SECRET }", "apple.apps[0].shared_secret_env"),
+        ("apple:\n  verify_receipt: { shared_secret_env: SUBLEDGER_RECEIPT_SECRET }", "apple.verify_receipt.shared_secret_env"),
+    ])
+    func aSecretVariableNamedLikeAnOverrideIsRefusedWhereItIsNamed(yaml: String, key: String) {
+        for environment in [[:], ["SUBLEDGER_APPLE_SECRET": "s", "SUBLEDGER_RECEIPT_SECRET": "s"]] {
+            do {
+                _ = try ConfigurationLoader(environment: environment).load(yaml: yaml)
+                Issue.record("loaded with \(environment)")
+            } catch let error as ConfigurationError {
+                #expect(error.key == key, "\(error)")
+                #expect(error.message.contains("variables starting SUBLEDGER_ are configuration overrides"), "\(error)")
+            } catch {
+                Issue.record("\(error)")
+            }
+        }
+        // Without the prefix the same file loads.
+        let fixed = yaml.replacingOccurrences(of: "SUBLEDGER_", with: "")
+        #expect(throws: Never.self) { try ConfigurationLoader(environment: ["APPLE_SECRET": "s", "RECEIPT_SECRET": "s"]).load(yaml: fixed) }
+    }
+
     /// A secret variable set but empty (Docker Compose passes an unset `${VAR}` on as empty) is told
     /// apart from one not set, for either key that names one.
     @Test func anEmptySecretVariableIsToldApartFromAnUnsetOne() {
