@@ -70,7 +70,17 @@ struct ServeCommand: AsyncParsableCommand {
             logger.notice("stopped while waiting for PostgreSQL")
             return
         }
+        // Opening makes the file when there is none. With migrations applied the new, empty ledger is
+        // said below; without them (--no-migrate) nothing said so, and a mistyped path left a stray
+        // empty file answering 503.
+        let isNew = configuration.database.sqliteFile.map { !FileManager.default.fileExists(atPath: $0) } ?? false
         let store = try await EventStoreFactory.open(configuration.database, logger: logger)
+        if isNew, !configuration.migrateOnStart {
+            logger.warning(
+                "created an empty SQLite file, as none was there; nothing is migrated without migrate_on_start, so /ready answers 503 until subledger migrate runs against it; if the ledger is elsewhere, check database.url",
+                metadata: ["database": "\(configuration.database.located)", "path": "\(configuration.databaseOrigin)"]
+            )
+        }
         // Named on every start: a mistyped SQLite path opens a new, empty file, and this line is where
         // an operator sees which file that was.
         logger.info("database opened", metadata: ["database": "\(configuration.database.located)", "version": "\(SubledgerVersion.current)"])

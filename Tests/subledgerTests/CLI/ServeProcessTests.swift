@@ -384,6 +384,8 @@ struct ServeProcessTests {
                 "SUBLEDGER_HTTP_PORT": "0", "SUBLEDGER_DATABASE_MIGRATE_ON_START": "false", "TEST_APPLE_SECRET": "s3cret",
             ])
             let port = try await server.waitForPort()
+            // No file was there: serve made an empty one, and says so (a mistyped path looks like this).
+            #expect(server.standardError.contains("created an empty SQLite file, as none was there"), "\(server.standardError)")
             #expect(try await httpRequest("http://127.0.0.1:\(port)/health").status == 200)
             let notReady = try await httpRequest("http://127.0.0.1:\(port)/ready")
             #expect(notReady.status == 503)
