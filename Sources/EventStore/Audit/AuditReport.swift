@@ -80,8 +80,14 @@ public struct ChainBreak: Sendable, Hashable, CustomStringConvertible {
             "stream \(streamID): checkpoint_missing (the checkpoint recorded version \(headVersion ?? 0); the stream is gone)"
         case .checkpointMissing:
             "stream \(streamID): checkpoint_missing (the checkpoint recorded version \(headVersion ?? 0); the stream now ends at version \(streamVersion))"
-        case .hashMismatch, .versionGap, .headMissing, .unreadableRow:
-            "stream \(streamID) version \(streamVersion) (position \(position)): \(reason.rawValue)"
+        case .hashMismatch:
+            "stream \(streamID) version \(streamVersion) (position \(position)): hash_mismatch (its stored hash is not the hash of its stored fields: the row was changed after it was written)"
+        case .versionGap:
+            "stream \(streamID) version \(streamVersion) (position \(position)): version_gap (the stream's versions skip or repeat here: a row was removed or inserted out of band)"
+        case .headMissing:
+            "stream \(streamID) version \(streamVersion) (position \(position)): head_missing (events are stored on a stream with no head row: the head was removed, or the events moved to another stream id)"
+        case .unreadableRow:
+            "stream \(streamID) version \(streamVersion) (position \(position)): unreadable_row (its columns cannot be read as an event: it was written behind the schema's back)"
         }
     }
 }

@@ -106,7 +106,7 @@ struct IntegrityContractTests {
             #expect(report.streams == 3 && report.events == 6)
             #expect(report.breaks.map(\.streamID) == ["a-edited", "c-edited-later"])
             #expect(report.breaks.map(\.reason) == [.unreadableRow, .hashMismatch])
-            #expect(report.breaks.first?.description == "stream a-edited version 1 (position 1): unreadable_row")
+            #expect(report.breaks.first?.description == "stream a-edited version 1 (position 1): unreadable_row (its columns cannot be read as an event: it was written behind the schema's back)")
         }
     }
 

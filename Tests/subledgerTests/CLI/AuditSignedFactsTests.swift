@@ -27,6 +27,17 @@ struct AuditSignedFactsTests {
             #expect(clean.status == 0, "\(clean.stdout)\(clean.stderr)")
             #expect(clean.stdout.contains("all hash chains are intact"), "\(clean.stdout)")
             #expect(clean.stdout.contains("2 signed facts match Apple's signed text"), "\(clean.stdout)")
+            #expect(!clean.stdout.contains("note:"), "\(clean.stdout)")
+
+            // With a configuration that does not trust the test root (another directory's, say)
+            // every fact reads as untrusted_chain, as a changed chain would; the audit says which.
+            try "apple:\n  apps:\n    - { bundle_id: com.example.app, environments: [Sandbox] }\n"
+                .write(to: directory.appendingPathComponent("elsewhere.yaml"), atomically: true, encoding: .utf8)
+            let untrusting = try await SubledgerProcess.run(["audit", "verify", "--config", "elsewhere.yaml"], in: directory)
+            #expect(untrusting.status == 1, "\(untrusting.stdout)")
+            #expect(untrusting.stdout.contains(
+                "note: 2 of them are untrusted_chain: the chain in the stored text does not lead to a root this audit trusts (Apple Root CA - G3, and 0 file(s) in apple.trusted_roots); if serve trusts other roots, run the audit with its configuration (--config FILE)"
+            ), "\(untrusting.stdout)")
 
             // The forgery: the notification's decoded expiry moved ten years on, its hash and its
             // stream's head computed again, as anyone who can write the file can.
