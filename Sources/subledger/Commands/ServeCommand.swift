@@ -60,6 +60,9 @@ struct ServeCommand: AsyncParsableCommand {
         signals: [UnixSignal] = [.sigterm, .sigint],
         onServerRunning: (@Sendable (Int) async -> Void)? = nil
     ) async throws {
+        // Trapped first, so a SIGHUP while the configuration is checked or PostgreSQL awaited is held
+        // for the notice, not the end of the process.
+        let hangups = await UnixSignalsSequence(trapping: .sighup)
         // Bootstrapped before the ledger exists: the ledger makes its timers once, when it is made.
         let metrics = ProcessMetrics.registry
         // Before the database is opened (a SQLite file created): a configuration or an address
@@ -77,8 +80,8 @@ struct ServeCommand: AsyncParsableCommand {
         let store = try await EventStoreFactory.open(configuration.database, logger: logger)
         if isNew, !configuration.migrateOnStart {
             logger.warning(
-                "created an empty SQLite file, as none was there; nothing is migrated without migrate_on_start, so /ready answers 503 until subledger migrate runs against it; if the ledger is elsewhere, check database.url",
-                metadata: ["database": "\(configuration.database.located)", "path": "\(configuration.databaseOrigin)"]
+                "created an empty SQLite file, as none was there; with migrations off (--no-migrate or database.migrate_on_start: false) /ready answers 503 until subledger migrate runs against it; if the ledger is elsewhere, check database.url",
+                metadata: ["database": "\(configuration.database.located)", "origin": "\(configuration.databaseOrigin)"]
             )
         }
         // Named on every start: a mistyped SQLite path opens a new, empty file, and this line is where
@@ -89,7 +92,7 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             try await serve(
                 configuration, verifier: verifier, store: store, appleClient: appleClient, metrics: metrics,
-                logger: logger, signals: signals, onServerRunning: onServerRunning
+                logger: logger, signals: signals, hangups: hangups, onServerRunning: onServerRunning
             )
         } catch {
             // The HTTP server could not bind, a migration failed...: that is what the process
@@ -135,6 +138,7 @@ struct ServeCommand: AsyncParsableCommand {
         metrics: PrometheusCollectorRegistry,
         logger: Logger,
         signals: [UnixSignal],
+        hangups: UnixSignalsSequence,
         onServerRunning: (@Sendable (Int) async -> Void)?
     ) async throws {
         let ledger = LedgerFactory.makeLedger(configuration, verifier: verifier, store: store, httpClient: appleClient, logger: logger)
@@ -192,9 +196,10 @@ struct ServeCommand: AsyncParsableCommand {
                 // Ends at once on SQLite, which has no other clock: not a failure.
                 .init(service: ClockSkewMonitor(store: store, registry: metrics, logger: logger), successTerminationBehavior: .ignore),
                 .init(service: app),
+                // Ends with the graceful stop; its end is not a failure.
+                .init(service: HangupNotice(logger: logger, hangups: hangups), successTerminationBehavior: .ignore),
                 // Last, so it is told first; when it returns the group goes on stopping (not a failure).
                 .init(service: ShutdownNotice(logger: logger, grace: Self.maximumGracefulShutdown), successTerminationBehavior: .ignore),
-                .init(service: HangupNotice(logger: logger), successTerminationBehavior: .ignore),
             ],
             gracefulShutdownSignals: signals,
             logger: logger
