@@ -72,7 +72,7 @@ struct AuditVerifyCommand: AsyncParsableCommand {
         for finding in facts.findings {
             print("signed fact differs: \(finding)")
         }
-        let untrusted = facts.findings.filter { $0.contains("untrusted_chain") }.count
+        let untrusted = facts.findings.filter { $0.contains("no longer verifies: untrusted_chain:") }.count
         if untrusted > 0 {
             // Run without serve's configuration (another directory, no --config), every fact signed
             // by a test or sandbox PKI reads like this, which looks like tampering.

@@ -72,7 +72,7 @@ struct ConfigurationLoader {
                 message: "carries a password, and secrets never go in the file: set the whole URL in SUBLEDGER_DATABASE_URL instead"
             )
         }
-        try SecretVariable.refuseOverrideNames(values: values, sections: sections)
+        try SecretVariable.refuseOverrideNames(values: values, sections: sections, environment: environment)
         // Where each value came from, so an error names the environment variable when it is at fault.
         var sources = Dictionary(uniqueKeysWithValues: values.keys.map { ($0, $0) })
         // `flatten` has refused every unknown key.

@@ -13,9 +13,13 @@ enum SecretVariable {
     /// Refuses a `*_env` key naming a variable that starts `SUBLEDGER_`: such a variable is read as a
     /// configuration override, so once set it stopped every command as an unknown one, with a message
     /// that did not say the configuration had named it.
-    static func refuseOverrideNames(values: [String: String], sections: [String: Node]) throws {
+    /// `SUBLEDGER_TEST_*` names pass: those variables are no overrides.
+    static func refuseOverrideNames(values: [String: String], sections: [String: Node], environment: [String: String]) throws {
         var named: [(key: String, variable: String)] = []
-        if let variable = values["apple.verify_receipt.shared_secret_env"] {
+        let receiptOverride = "SUBLEDGER_APPLE_VERIFY_RECEIPT_SHARED_SECRET_ENV"
+        if let variable = environment[receiptOverride] {
+            named.append((receiptOverride, variable))
+        } else if let variable = values["apple.verify_receipt.shared_secret_env"] {
             named.append(("apple.verify_receipt.shared_secret_env", variable))
         }
         if let apps = sections["apple.apps"]?.sequence {
@@ -23,7 +27,7 @@ enum SecretVariable {
                 if let variable = app["shared_secret_env"]?.string { named.append(("apple.apps[\(index)].shared_secret_env", variable)) }
             }
         }
-        for (key, variable) in named where variable.hasPrefix("SUBLEDGER_") {
+        for (key, variable) in named where variable.hasPrefix("SUBLEDGER_") && !variable.hasPrefix("SUBLEDGER_TEST_") {
             throw ConfigurationError(
                 key: key,
                 message: "names \(variable), but variables starting SUBLEDGER_ are configuration overrides (set, it would be refused as an unknown one); name the secret's variable without that prefix, such as APPLE_SHARED_SECRET"

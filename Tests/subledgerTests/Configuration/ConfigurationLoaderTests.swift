@@ -357,6 +357,23 @@ struct StructuredConfigurationTests {
         #expect(throws: Never.self) { try ConfigurationLoader(environment: ["APPLE_SECRET": "s", "RECEIPT_SECRET": "s"]).load(yaml: fixed) }
     }
 
+    /// The same name given through the key's own override is refused naming the override.
+    @Test func aSecretVariableNamedLikeAnOverrideThroughTheEnvironmentIsRefused() throws {
+        let environment = ["SUBLEDGER_APPLE_VERIFY_RECEIPT_SHARED_SECRET_ENV": "SUBLEDGER_X", "SUBLEDGER_X": "s"]
+        do {
+            _ = try ConfigurationLoader(environment: environment).load(yaml: "")
+            Issue.record("loaded")
+        } catch let error as ConfigurationError {
+            #expect(error.key == "SUBLEDGER_APPLE_VERIFY_RECEIPT_SHARED_SECRET_ENV", "\(error)")
+            #expect(error.message.contains("names SUBLEDGER_X, but variables starting SUBLEDGER_ are configuration overrides"), "\(error)")
+        } catch {
+            Issue.record("\(error)")
+        }
+        // A SUBLEDGER_TEST_ variable is no override, so it may hold the secret.
+        let test = ["SUBLEDGER_APPLE_VERIFY_RECEIPT_SHARED_SECRET_ENV": "SUBLEDGER_TEST_SECRET", "SUBLEDGER_TEST_SECRET": "s"]
+        #expect(try ConfigurationLoader(environment: test).load(yaml: "").verifyReceiptSharedSecret == "s")
+    }
+
     /// A secret variable set but empty (Docker Compose passes an unset `${VAR}` on as empty) is told
     /// apart from one not set, for either key that names one.
     @Test func anEmptySecretVariableIsToldApartFromAnUnsetOne() {
