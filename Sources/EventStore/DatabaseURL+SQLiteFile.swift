@@ -8,4 +8,10 @@ extension DatabaseURL {
         guard case .sqlite(let path) = self, path != ":memory:" else { return nil }
         return URL(fileURLWithPath: path).standardizedFileURL.path
     }
+
+    /// Whether this names a SQLite file that is not there yet, which opening it makes: said by the
+    /// commands that make one, since a mistyped path or the wrong directory looks like that.
+    public var namesMissingSQLiteFile: Bool {
+        sqliteFile.map { !FileManager.default.fileExists(atPath: $0) } ?? false
+    }
 }

@@ -16,7 +16,7 @@ struct MigrateCommand: AsyncParsableCommand {
         let configuration = try options.load(needsSecrets: false)
         let logger = ProcessLogger.make(level: configuration.logLevel)
         // Said when migrate makes the file: run in the wrong directory, it starts an empty ledger.
-        let isNew = configuration.database.sqliteFile.map { !FileManager.default.fileExists(atPath: $0) } ?? false
+        let isNew = configuration.database.namesMissingSQLiteFile
         // Before it is opened, which makes an empty -wal file.
         let hadWAL = configuration.database.sqliteFile.map(SchemaCheck.hasWAL) ?? true
         let applied = try await StoreRunner.withStore(configuration.database, logger: logger, origin: configuration.databaseOrigin) { store in

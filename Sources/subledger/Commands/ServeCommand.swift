@@ -53,7 +53,8 @@ struct ServeCommand: AsyncParsableCommand {
     static let maximumGracefulShutdown: Duration = .seconds(8)
 
     /// Opens the store, applies migrations if asked, and serves HTTP until the task is cancelled or a
-    /// shutdown signal arrives. The HTTP server is the last service, so it stops first.
+    /// shutdown signal arrives. After the HTTP server come only the stop and SIGHUP notices, which end
+    /// at once, so it is the first to stop serving.
     static func serve(
         _ configuration: SubledgerConfiguration,
         logger: Logger,
@@ -76,7 +77,7 @@ struct ServeCommand: AsyncParsableCommand {
         // Opening makes the file when there is none. With migrations applied the new, empty ledger is
         // said below; without them (--no-migrate) nothing said so, and a mistyped path left a stray
         // empty file answering 503.
-        let isNew = configuration.database.sqliteFile.map { !FileManager.default.fileExists(atPath: $0) } ?? false
+        let isNew = configuration.database.namesMissingSQLiteFile
         let store = try await EventStoreFactory.open(configuration.database, logger: logger)
         if isNew, !configuration.migrateOnStart {
             logger.warning(

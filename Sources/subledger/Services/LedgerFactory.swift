@@ -83,14 +83,9 @@ enum LedgerFactory {
                 hasOwnReceiptSecret: configuration.verifyReceiptSharedSecret != nil,
                 // SQLite has one writer at a time, which waits for nothing inside its transaction:
                 // a transfer's late lock cannot deadlock there, so running again would gain nothing.
-                previousOwnerRestarts: Self.isSQLite(configuration.database) ? 0 : LedgerConfiguration.defaultPreviousOwnerRestarts
+                previousOwnerRestarts: store.dialect == .sqlite ? 0 : LedgerConfiguration.defaultPreviousOwnerRestarts
             ),
             logger: logger
         )
-    }
-
-    private static func isSQLite(_ url: DatabaseURL) -> Bool {
-        if case .sqlite = url { return true }
-        return false
     }
 }

@@ -1,4 +1,5 @@
 import EventStore
+import EventStoreTesting
 import Foundation
 import Logging
 import Testing
@@ -173,19 +174,16 @@ struct ConfigurationLoaderTests {
     }
 
     /// A transfer runs again to lock its previous owner up front on PostgreSQL; SQLite's one writer
-    /// cannot deadlock, so there it would only repeat the work.
-    @Test func transfersRunAgainForTheirPreviousOwnerOnlyOnPostgreSQL() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("restarts-\(UUID().uuidString).sqlite").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let store = try await SQLiteEventStore.open(path: path)
-        for (url, restarts) in [("sqlite:\(path)", 0), ("postgres://subledger@127.0.0.1:5432/subledger", 3)] {
-            let configuration = try ConfigurationLoader(environment: [:]).load(yaml: "database: { url: \"\(url)\" }")
+    /// cannot deadlock, so there it would only repeat the work. The store decides, not the URL.
+    @Test(arguments: TestDatabases.dialects)
+    func transfersRunAgainForTheirPreviousOwnerOnlyOnPostgreSQL(_ dialect: StorageDialect) async throws {
+        try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
+            let configuration = try ConfigurationLoader(environment: [:]).load(yaml: "")
             let ledger = LedgerFactory.makeLedger(
-                configuration, verifier: try LedgerFactory.makeVerifier(configuration), store: store, httpClient: .shared, logger: Logger(label: "test")
+                configuration, verifier: try LedgerFactory.makeVerifier(configuration), store: fixture.store, httpClient: .shared, logger: Logger(label: "test")
             )
-            #expect(ledger.configuration.previousOwnerRestarts == restarts, "\(url)")
+            #expect(ledger.configuration.previousOwnerRestarts == (dialect == .sqlite ? 0 : 3))
         }
-        try await store.shutdown()
     }
 
     @Test func aBadEnvironmentOverrideIsNamedByItsVariable() {
