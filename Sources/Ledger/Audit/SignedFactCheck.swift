@@ -21,8 +21,12 @@ public struct SignedFactCheck: Sendable {
         /// The check could not be made, for a reason that says nothing of the event (an app no
         /// longer configured, data not signed by Apple); the reason.
         case unchecked(String)
-        /// The signed text does not verify, or gives other fields than those recorded; what differs.
+        /// The signed text gives other fields than those recorded, or is not a signed fact this
+        /// build reads; what differs.
         case differs(String)
+        /// The recorded text no longer verifies: the verifier's code (nil for an error that has
+        /// none) and its message. `untrustedChain` also comes from a root the check does not trust.
+        case doesNotVerify(AppStoreError.Code?, String)
     }
 
     let verifier: SignedDataVerifier
@@ -68,10 +72,10 @@ public struct SignedFactCheck: Sendable {
                 // The configuration the audit runs with, not the event.
                 return .unchecked("\(error.code.rawValue): \(error.message)")
             default:
-                return .differs("its text no longer verifies: \(error.code.rawValue): \(error.message)")
+                return .doesNotVerify(error.code, error.message)
             }
         } catch {
-            return .differs("its text no longer verifies: \(error)")
+            return .doesNotVerify(nil, "\(error)")
         }
         if rebuilt == recorded { return .matches }
         return .differs(Self.differences(recorded: recorded, signed: rebuilt))

@@ -1,3 +1,4 @@
+import AppStore
 import ArgumentParser
 import EventStore
 import Foundation
@@ -72,12 +73,11 @@ struct AuditVerifyCommand: AsyncParsableCommand {
         for finding in facts.findings {
             print("signed fact differs: \(finding)")
         }
-        let untrusted = facts.findings.filter { $0.contains("no longer verifies: untrusted_chain:") }.count
-        if untrusted > 0 {
+        if facts.untrustedChains > 0 {
             // Run without serve's configuration (another directory, no --config), every fact signed
             // by a test or sandbox PKI reads like this, which looks like tampering.
             print(
-                "note: \(untrusted) of them are untrusted_chain: the chain in the stored text does not lead to a root this audit trusts (Apple Root CA - G3, and \(configuration.trustedRoots.count) file(s) in apple.trusted_roots); if serve trusts other roots, run the audit with its configuration (--config FILE), else the stored chain was changed"
+                "note: \(facts.untrustedChains) of them are untrusted_chain: the chain in the stored text does not lead to a root this audit trusts (Apple Root CA - G3, and \(configuration.trustedRoots.count) file(s) in apple.trusted_roots); if serve trusts other roots, run the audit with its configuration (--config FILE), else the stored chain was changed"
             )
         }
         let broken = "\(report.breaks.count) stream(s) have a broken hash chain" + (checkpoint == nil ? "" : " or differ from the checkpoint")
@@ -122,6 +122,8 @@ struct AuditVerifyCommand: AsyncParsableCommand {
         var unchecked = 0
         var firstUnchecked: String?
         var findings: [String] = []
+        /// Findings whose text no longer verifies for want of a trusted root.
+        var untrustedChains = 0
     }
 
     /// Reads every event in log order and checks the signed ones.
@@ -145,6 +147,10 @@ struct AuditVerifyCommand: AsyncParsableCommand {
                     if result.firstUnchecked == nil { result.firstUnchecked = "position \(event.position): \(reason)" }
                 case .differs(let what):
                     result.findings.append("position \(event.position) (\(event.type) in \(event.streamID)): \(what)")
+                case .doesNotVerify(let code, let message):
+                    if code == .untrustedChain { result.untrustedChains += 1 }
+                    let what = code.map { "\($0.rawValue): \(message)" } ?? message
+                    result.findings.append("position \(event.position) (\(event.type) in \(event.streamID)): its text no longer verifies: \(what)")
                 }
             }
             done += page.events.count

@@ -40,11 +40,23 @@ struct SignedFactCheckTests {
             fact.raw = String(characters)
             var changed = notification
             changed.data = try JSONEncoder().encode(fact)
-            guard case .differs(let what) = await check.check(changed) else {
+            guard case .doesNotVerify(let code, let what) = await check.check(changed) else {
                 Issue.record("a changed text was not found")
                 return
             }
-            #expect(what.hasPrefix("its text no longer verifies: "), "\(what)")
+            // The changed character breaks the payload's JSON (read first, for its signed date) or
+            // only the signature, depending on the notification's bytes.
+            #expect(code == .invalidSignature || code == .invalidFormat, "\(String(describing: code)): \(what)")
+
+            // Checked trusting only Apple's root: the text's test chain leads to no trusted root.
+            let appleRootOnly = SignedFactCheck(verifier: try SignedDataVerifier(configuration: .appleDefault(apps: [
+                AppStoreApp(bundleId: H.bundleId, appAppleId: 1_234_567_890, environments: [.sandbox]),
+            ])))
+            guard case .doesNotVerify(let rootCode, let rootWhat) = await appleRootOnly.check(notification) else {
+                Issue.record("a fact whose chain leads to no trusted root was not found")
+                return
+            }
+            #expect(rootCode == .untrustedChain, "\(String(describing: rootCode)): \(rootWhat)")
 
             // A decoded field changed: the renewal's auto-renew in the submission.
             let submission = try #require(events.first { $0.type == LedgerEventType.transaction })
