@@ -41,13 +41,12 @@ public protocol EventStore: Sendable {
     ///   - events: The events to append, in order.
     ///   - expectedVersion: The version the stream must be at; checked only if some event is new, so a
     ///     retried append of the same events is a duplicate rather than a conflict.
-    ///   - inline: Work to run in the same transaction after the events are written (inline projections);
-    ///     if it throws, nothing is written. It may run more than once if the append is retried.
+    ///
+    /// Work that must commit with the events (documents, other streams) goes through ``transaction(_:)``.
     func append(
         to stream: String,
         _ events: [NewEvent],
-        expectedVersion: ExpectedVersion,
-        inline: InlineProjection?
+        expectedVersion: ExpectedVersion
     ) async throws -> AppendResult
 
     /// Runs `body` as one write transaction: the appends it makes through the transaction and the
@@ -94,7 +93,7 @@ public protocol EventStore: Sendable {
         checkpoint name: String,
         expected: EventCursor?,
         next: EventCursor,
-        _ writes: InlineProjection
+        _ writes: @Sendable (any ProjectionTransaction) async throws -> Void
     ) async throws
 
     /// Reads a read-model document outside any transaction.
@@ -176,22 +175,18 @@ extension EventStore {
         try await pendingMigrations(waitingAtMost: nil)
     }
 
-    /// Appends events to a stream with no inline projection.
-    public func append(
-        to stream: String,
-        _ events: [NewEvent],
-        expectedVersion: ExpectedVersion = .any
-    ) async throws -> AppendResult {
-        try await append(to: stream, events, expectedVersion: expectedVersion, inline: nil)
+    /// Appends events to a stream at whatever version it is.
+    public func append(to stream: String, _ events: [NewEvent]) async throws -> AppendResult {
+        try await append(to: stream, events, expectedVersion: .any)
     }
 
-    /// Appends one event to a stream with no inline projection.
+    /// Appends one event to a stream.
     public func append(
         to stream: String,
         _ event: NewEvent,
         expectedVersion: ExpectedVersion = .any
     ) async throws -> AppendedEvent {
-        let result = try await append(to: stream, [event], expectedVersion: expectedVersion, inline: nil)
+        let result = try await append(to: stream, [event], expectedVersion: expectedVersion)
         guard let first = result.events.first else {
             throw EventStoreError(.databaseError, "append of one event returned no outcome")
         }

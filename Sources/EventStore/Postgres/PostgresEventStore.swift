@@ -165,17 +165,8 @@ public final class PostgresEventStore: EventStore {
     public func append(
         to stream: String,
         _ events: [NewEvent],
-        expectedVersion: ExpectedVersion,
-        inline: InlineProjection?
+        expectedVersion: ExpectedVersion
     ) async throws -> AppendResult {
-        if let inline {
-            // The inline work shares the append's transaction, with the same retries as any other.
-            return try await transaction { transaction in
-                let result = try await transaction.append(to: stream, events, expectedVersion: expectedVersion)
-                try await inline(result, transaction)
-                return result
-            }
-        }
         let prepared = try PreparedEvent.prepare(stream: stream, events)
         let keys = prepared.compactMap(\.event.dedupeKey)
         // The first attempt is optimistic: it takes the stream head from the cache (a stream this
@@ -699,7 +690,7 @@ public final class PostgresEventStore: EventStore {
         checkpoint name: String,
         expected: EventCursor?,
         next: EventCursor,
-        _ writes: InlineProjection
+        _ writes: @Sendable (any ProjectionTransaction) async throws -> Void
     ) async throws {
         try await withStorageErrors {
             try await connections.withTransaction(logger: logger) { connection in
@@ -723,7 +714,7 @@ public final class PostgresEventStore: EventStore {
                         expected.map { "checkpoint \(name) is not at \($0)" } ?? "checkpoint \(name) already exists"
                     )
                 }
-                try await writes(nil, self.projectionTransaction(connection))
+                try await writes(self.projectionTransaction(connection))
             }
         }
     }

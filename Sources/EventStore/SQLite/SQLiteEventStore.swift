@@ -161,19 +161,12 @@ public final class SQLiteEventStore: EventStore {
     public func append(
         to stream: String,
         _ events: [NewEvent],
-        expectedVersion: ExpectedVersion,
-        inline: InlineProjection?
+        expectedVersion: ExpectedVersion
     ) async throws -> AppendResult {
         let prepared = try PreparedEvent.prepare(stream: stream, events)
         let keys = prepared.compactMap(\.event.dedupeKey)
         let result = try await writeTransaction {
-            // One stamp for the append and whatever its inline projection appends.
-            let stamp = TransactionStamp()
-            let result = try await appendRows(to: stream, prepared: prepared, keys: keys, expected: expectedVersion, stamp: stamp)
-            if let inline {
-                try await inline(result, projectionTransaction(stamp: stamp))
-            }
-            return result
+            try await appendRows(to: stream, prepared: prepared, keys: keys, expected: expectedVersion, stamp: TransactionStamp())
         }
         if !result.isDuplicate { changes.notify() }
         return result
@@ -189,10 +182,11 @@ public final class SQLiteEventStore: EventStore {
 
     /// The writer's view of the open write transaction, able to append to other streams in it.
     private func projectionTransaction(
-        stamp: TransactionStamp = TransactionStamp(),
         onAppend: @escaping @Sendable (AppendResult) -> Void = { _ in }
     ) -> SQLiteProjectionTransaction {
-        SQLiteProjectionTransaction(connection: writer) { stream, events, expected in
+        // One stamp for every append the transaction makes.
+        let stamp = TransactionStamp()
+        return SQLiteProjectionTransaction(connection: writer) { stream, events, expected in
             let prepared = try PreparedEvent.prepare(stream: stream, events)
             let result = try await self.appendRows(
                 to: stream, prepared: prepared, keys: prepared.compactMap(\.event.dedupeKey), expected: expected, stamp: stamp
@@ -347,7 +341,7 @@ public final class SQLiteEventStore: EventStore {
         checkpoint name: String,
         expected: EventCursor?,
         next: EventCursor,
-        _ writes: InlineProjection
+        _ writes: @Sendable (any ProjectionTransaction) async throws -> Void
     ) async throws {
         try await writeTransaction {
             let stamp = SQLiteData.integer(Int(Timestamp.micros(now())))
@@ -363,7 +357,7 @@ public final class SQLiteEventStore: EventStore {
                     expected.map { "checkpoint \(name) is not at \($0)" } ?? "checkpoint \(name) already exists"
                 )
             }
-            try await writes(nil, projectionTransaction())
+            try await writes(projectionTransaction())
         }
     }
 

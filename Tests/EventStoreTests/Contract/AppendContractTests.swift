@@ -69,11 +69,12 @@ struct AppendContractTests {
     }
 
     @Test(arguments: TestDatabases.dialects)
-    func aFailingInlineProjectionRollsBackTheWholeAppend(_ dialect: StorageDialect) async throws {
+    func aFailingProjectionRollsBackTheWholeAppend(_ dialect: StorageDialect) async throws {
         struct ProjectionFailed: Error {}
         try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
             await #expect(throws: ProjectionFailed.self) {
-                _ = try await fixture.store.append(to: "s", [event(), event(), event()], expectedVersion: .any) { _, transaction in
+                try await fixture.store.transaction { transaction in
+                    _ = try await transaction.append(to: "s", [event(), event(), event()], expectedVersion: .any)
                     try await transaction.putDocument(model: "view", key: "k", data: Data(#"{"x":1}"#.utf8))
                     throw ProjectionFailed()
                 }
@@ -86,13 +87,15 @@ struct AppendContractTests {
     }
 
     @Test(arguments: TestDatabases.dialects)
-    func inlineProjectionWritesCommitWithTheEvents(_ dialect: StorageDialect) async throws {
+    func projectionWritesCommitWithTheEvents(_ dialect: StorageDialect) async throws {
         try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
-            let result = try await fixture.store.append(to: "s", [event()], expectedVersion: .any) { result, transaction in
+            let result = try await fixture.store.transaction { transaction in
+                let result = try await transaction.append(to: "s", [event()], expectedVersion: .any)
                 let previous = try await transaction.document(model: "count", key: "s")
                 #expect(previous == nil)
-                let position = result?.events.first?.position ?? -1
+                let position = result.events.first?.position ?? -1
                 try await transaction.putDocument(model: "count", key: "s", data: Data(#"{"position":\#(position)}"#.utf8))
+                return result
             }
             let document = try #require(try await fixture.store.document(model: "count", key: "s"))
             let decoded = try JSONSerialization.jsonObject(with: document) as? [String: Int]

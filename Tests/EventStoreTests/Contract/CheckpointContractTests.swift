@@ -11,7 +11,7 @@ struct CheckpointContractTests {
             let store = fixture.store
             #expect(try await store.checkpoint("projector") == nil)
             let first = EventCursor(transaction: 0, position: 5)
-            try await store.commitProjection(checkpoint: "projector", expected: nil, next: first) { _, transaction in
+            try await store.commitProjection(checkpoint: "projector", expected: nil, next: first) { transaction in
                 try await transaction.putDocument(model: "m", key: "k", data: Data(#"{"v":1}"#.utf8))
             }
             #expect(try await store.checkpoint("projector") == first)
@@ -19,7 +19,7 @@ struct CheckpointContractTests {
             // A second projector instance that read the old checkpoint loses, and its writes vanish.
             let stale = EventCursor(transaction: 0, position: 3)
             do {
-                try await store.commitProjection(checkpoint: "projector", expected: stale, next: EventCursor(transaction: 0, position: 9)) { _, transaction in
+                try await store.commitProjection(checkpoint: "projector", expected: stale, next: EventCursor(transaction: 0, position: 9)) { transaction in
                     try await transaction.putDocument(model: "m", key: "k", data: Data(#"{"v":2}"#.utf8))
                 }
                 Issue.record("a stale checkpoint was moved")
@@ -27,7 +27,7 @@ struct CheckpointContractTests {
                 #expect(error.storeCode == .checkpointConflict)
             }
             do {
-                try await store.commitProjection(checkpoint: "projector", expected: nil, next: first) { _, _ in }
+                try await store.commitProjection(checkpoint: "projector", expected: nil, next: first) { _ in }
                 Issue.record("a checkpoint was created twice")
             } catch {
                 #expect(error.storeCode == .checkpointConflict)
@@ -36,7 +36,7 @@ struct CheckpointContractTests {
             #expect(try CanonicalJSON.canonicalize(document) == Data(#"{"v":1}"#.utf8))
 
             let second = EventCursor(transaction: 0, position: 12)
-            try await store.commitProjection(checkpoint: "projector", expected: first, next: second) { _, transaction in
+            try await store.commitProjection(checkpoint: "projector", expected: first, next: second) { transaction in
                 try await transaction.deleteDocument(model: "m", key: "k")
             }
             #expect(try await store.checkpoint("projector") == second)

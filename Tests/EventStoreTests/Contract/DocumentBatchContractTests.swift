@@ -12,7 +12,7 @@ struct DocumentBatchContractTests {
     func documentsAreWrittenTogetherAndReadBackInTheOrderAsked(_ dialect: StorageDialect) async throws {
         try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
             let store = fixture.store
-            try await store.commitProjection(checkpoint: "write", expected: nil, next: Self.start) { _, transaction in
+            try await store.commitProjection(checkpoint: "write", expected: nil, next: Self.start) { transaction in
                 try await transaction.putDocuments([
                     ProjectionDocument(model: "chain", key: "1", data: Data(#"{"n":1}"#.utf8)),
                     ProjectionDocument(model: "user", key: "1", data: Data(#"{"n":"u1"}"#.utf8)),
@@ -20,7 +20,7 @@ struct DocumentBatchContractTests {
                 ])
                 try await transaction.putDocuments([])
             }
-            try await store.commitProjection(checkpoint: "read", expected: nil, next: Self.start) { _, transaction in
+            try await store.commitProjection(checkpoint: "read", expected: nil, next: Self.start) { transaction in
                 let found = try await transaction.lockAndRead([
                     DocumentKey(model: "user", key: "1"), DocumentKey(model: "chain", key: "missing"),
                     DocumentKey(model: "chain", key: "2"), DocumentKey(model: "chain", key: "1"),
@@ -44,7 +44,7 @@ struct DocumentBatchContractTests {
             let (holding, held) = AsyncStream<Void>.makeStream()
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    try await store.commitProjection(checkpoint: "first", expected: nil, next: Self.start) { _, transaction in
+                    try await store.commitProjection(checkpoint: "first", expected: nil, next: Self.start) { transaction in
                         _ = try await transaction.lockAndRead([DocumentKey(model: "user", key: "u"), DocumentKey(model: "chain", key: "c")])
                         held.yield()
                         try await Task.sleep(for: .milliseconds(300))
@@ -52,7 +52,7 @@ struct DocumentBatchContractTests {
                     }
                 }
                 for await _ in holding { break }
-                try await store.commitProjection(checkpoint: "second", expected: nil, next: Self.start) { _, transaction in
+                try await store.commitProjection(checkpoint: "second", expected: nil, next: Self.start) { transaction in
                     let found = try await transaction.lockAndRead([DocumentKey(model: "chain", key: "c"), DocumentKey(model: "user", key: "u")])
                     #expect(found.last.flatMap { $0.map { String(decoding: $0, as: UTF8.self) } } == #"{"by":"first"}"#)
                 }

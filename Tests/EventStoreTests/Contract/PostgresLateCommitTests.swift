@@ -64,7 +64,8 @@ struct PostgresLateCommitTests {
                 for writer in 0..<6 {
                     group.addTask {
                         for index in 0..<(total / 6) {
-                            _ = try await store.append(to: "w\(writer)", [event("e", ["i": index])], expectedVersion: .any) { _, _ in
+                            try await store.transaction { transaction in
+                                _ = try await transaction.append(to: "w\(writer)", [event("e", ["i": index])], expectedVersion: .any)
                                 // Random hold times make commit order differ from position order.
                                 try await Task.sleep(for: .milliseconds(Int.random(in: 0...15)))
                             }

@@ -9,7 +9,7 @@ struct RelatedDocumentsContractTests {
     func aDocumentComesWithTheDocumentsNamedAtItsPath(_ dialect: StorageDialect) async throws {
         try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
             let store = fixture.store
-            try await store.commitProjection(checkpoint: "setup", expected: nil, next: EventCursor(transaction: 0, position: 1)) { _, transaction in
+            try await store.commitProjection(checkpoint: "setup", expected: nil, next: EventCursor(transaction: 0, position: 1)) { transaction in
                 let user = #"{"position":3,"state":{"chains":{"b":1,"a":2,"missing":3},"userId":"u1"}}"#
                 try await transaction.putDocument(model: "user", key: "u1", data: Data(user.utf8))
                 try await transaction.putDocument(model: "user", key: "u2", data: Data(#"{"state":{"userId":"u2"}}"#.utf8))
@@ -42,7 +42,7 @@ struct RelatedDocumentsContractTests {
     @Test func aDocumentPostgreSQLCannotReadIsADatabaseError() async throws {
         try await withFreshStore(.postgres) { (fixture: StoreFixture) async throws in
             let store = fixture.store
-            try await store.commitProjection(checkpoint: "setup", expected: nil, next: EventCursor(transaction: 0, position: 1)) { _, transaction in
+            try await store.commitProjection(checkpoint: "setup", expected: nil, next: EventCursor(transaction: 0, position: 1)) { transaction in
                 try await transaction.putDocument(model: "user", key: "u1", data: Data(#"{"state":{"chains":{},"reason":"a\u0000b"}}"#.utf8))
             }
             do {
@@ -61,7 +61,7 @@ struct RelatedDocumentsContractTests {
         try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
             let store = fixture.store
             let users = 200
-            try await store.commitProjection(checkpoint: "setup", expected: nil, next: EventCursor(transaction: 0, position: 1)) { _, transaction in
+            try await store.commitProjection(checkpoint: "setup", expected: nil, next: EventCursor(transaction: 0, position: 1)) { transaction in
                 for index in 0..<users {
                     let chains = (0..<(index % 3)).map { #""c\#(index)-\#($0)":1"# }.joined(separator: ",")
                     let user = #"{"state":{"chains":{\#(chains)},"userId":"u\#(index)"}}"#
@@ -97,7 +97,7 @@ struct RelatedDocumentsContractTests {
                 try await store.commitProjection(
                     checkpoint: "setup", expected: EventCursor(transaction: 0, position: Int64(round + 1)),
                     next: EventCursor(transaction: 0, position: Int64(round + 2))
-                ) { _, transaction in
+                ) { transaction in
                     try await transaction.putDocument(model: "user", key: "u0", data: Data(#"{"round":\#(round)}"#.utf8))
                 }
                 async let other = store.document(model: "user", key: "u1", relatedModel: "chain", keysAt: ["state", "chains"])

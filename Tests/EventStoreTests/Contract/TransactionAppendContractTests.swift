@@ -4,7 +4,7 @@ import Foundation
 import Synchronization
 import Testing
 
-/// Appends made from inside another append's transaction (a fact and the link it implies).
+/// Appends made together in one write transaction (a fact and the link it implies).
 @Suite("Event store contract: appends inside an append's transaction")
 struct TransactionAppendContractTests {
     @Test(arguments: TestDatabases.dialects)
@@ -12,7 +12,8 @@ struct TransactionAppendContractTests {
         try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
             let store = fixture.store
             _ = try await store.append(to: "user-a", event("user.linked", ["n": 0]), expectedVersion: .any)
-            let outer = try await store.append(to: "chain-1", [event("fact", ["n": 1])], expectedVersion: .any) { _, transaction in
+            let outer = try await store.transaction { transaction in
+                let outer = try await transaction.append(to: "chain-1", [event("fact", ["n": 1])], expectedVersion: .any)
                 let first = try await transaction.append(to: "user-a", [event("user.linked", ["n": 2])], expectedVersion: .exact(1))
                 #expect(first.streamVersion == 2)
                 let deduped = event("user.unlinked", ["n": 3], dedupeKey: "unlink:x")
@@ -22,6 +23,7 @@ struct TransactionAppendContractTests {
                 let again = try await transaction.append(to: "user-b", [event("user.unlinked", ["n": 4], dedupeKey: "unlink:x")], expectedVersion: .any)
                 #expect(again.events.map(\.isDuplicate) == [true])
                 #expect(again.events.first?.eventID == deduped.eventID)
+                return outer
             }
             #expect(outer.streamVersion == 1)
             #expect(try await store.readStream("user-a").map(\.streamVersion) == [1, 2])
@@ -67,7 +69,8 @@ struct TransactionAppendContractTests {
         try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
             let store = fixture.store
             await #expect(throws: Refused.self) {
-                _ = try await store.append(to: "chain-1", [event("fact", ["n": 1])], expectedVersion: .any) { _, transaction in
+                try await store.transaction { transaction in
+                    _ = try await transaction.append(to: "chain-1", [event("fact", ["n": 1])], expectedVersion: .any)
                     _ = try await transaction.append(to: "user-a", [event("user.linked", ["n": 2])], expectedVersion: .any)
                     throw Refused()
                 }
@@ -76,7 +79,8 @@ struct TransactionAppendContractTests {
             #expect(try await store.streamVersion("user-a") == 0)
             // A version conflict inside is typed and also leaves nothing behind.
             await #expect(throws: EventStoreError.self) {
-                _ = try await store.append(to: "chain-1", [event("fact", ["n": 1])], expectedVersion: .any) { _, transaction in
+                try await store.transaction { transaction in
+                    _ = try await transaction.append(to: "chain-1", [event("fact", ["n": 1])], expectedVersion: .any)
                     _ = try await transaction.append(to: "user-a", [event("user.linked", ["n": 2])], expectedVersion: .exact(3))
                 }
             }

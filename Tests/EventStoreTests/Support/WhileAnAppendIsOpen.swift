@@ -2,7 +2,7 @@ import EventStore
 import EventStoreTesting
 
 /// Runs `body` while an append of `event` to `stream` has inserted its event but not committed (its
-/// transaction waits in an inline projection), then lets it commit and returns `body`'s result: how
+/// write transaction waits after it), then lets it commit and returns `body`'s result: how
 /// the PostgreSQL tests make a transaction with a low position commit late.
 func whileAnAppendIsOpen<T: Sendable>(
     _ store: any EventStore, to stream: String, _ event: NewEvent, _ body: () async throws -> T
@@ -11,7 +11,8 @@ func whileAnAppendIsOpen<T: Sendable>(
     let release = AsyncStream<Void>.makeStream()
     return try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask {
-            _ = try await store.append(to: stream, [event], expectedVersion: .any) { _, _ in
+            try await store.transaction { transaction in
+                _ = try await transaction.append(to: stream, [event], expectedVersion: .any)
                 inserted.continuation.yield()
                 for await _ in release.stream { break }
             }
