@@ -56,7 +56,8 @@ public protocol EventStore: Sendable {
     /// transaction it is given. An error it throws rolls everything back and is rethrown.
     func transaction<T: Sendable>(_ body: (any ProjectionTransaction) async throws -> T) async throws -> T
 
-    /// The events of one stream with version at or above `from`, in version order.
+    /// The events of one stream with version at or above `from`, in version order, at most `limit`
+    /// of them (nil: all; a limit below 0 reads none, as it does for every read of the port).
     func readStream(_ stream: String, from version: Int64, limit: Int?) async throws -> [RecordedEvent]
 
     /// Up to `limit` events of the global log after `cursor`, in log order, for catch-up readers.

@@ -11,21 +11,45 @@ struct PreparedEvent: Sendable {
         guard !event.type.isEmpty else {
             throw EventStoreError(.invalidEvent, "event type must not be empty")
         }
-        if let key = event.dedupeKey, key.isEmpty {
-            throw EventStoreError(.invalidEvent, "a dedupe key must not be empty; leave it out instead")
+        try Self.refuseNUL(event.type, field: "event type")
+        if let key = event.dedupeKey {
+            guard !key.isEmpty else {
+                throw EventStoreError(.invalidEvent, "a dedupe key must not be empty; leave it out instead")
+            }
+            try Self.refuseNUL(key, field: "dedupe key")
+        }
+        guard Int32(exactly: event.schemaVersion) != nil else {
+            throw EventStoreError(.invalidEvent, "schema version \(event.schemaVersion) does not fit the store's 32-bit column")
         }
         try Self.requireObject(event.data, field: "data")
         try Self.requireObject(event.metadata, field: "metadata")
         self.event = event
     }
 
-    /// The first non-space byte must open an object; the database validates the rest.
+    /// The first non-space byte must open an object; the database validates the rest, but for a
+    /// NUL byte, which JSON text never holds raw: SQLite's check stops reading at one (so `{}` and
+    /// anything after it passed) and its text columns read back cut there.
     static func requireObject(_ bytes: Data, field: String) throws(EventStoreError) {
         guard let first = bytes.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }), first == UInt8(ascii: "{") else {
             throw EventStoreError(.invalidEvent, "event \(field) must be a JSON object")
         }
+        let holdsNUL = bytes.withUnsafeBytes { raw in
+            guard let start = raw.baseAddress else { return false }
+            return memchr(start, 0, raw.count) != nil
+        }
+        guard !holdsNUL else {
+            throw EventStoreError(.invalidEvent, "event \(field) must be a JSON object: it holds a NUL byte")
+        }
         guard String(data: bytes, encoding: .utf8) != nil else {
             throw EventStoreError(.invalidEvent, "event \(field) must be UTF-8")
+        }
+    }
+
+    /// PostgreSQL refuses text holding U+0000 (as a database error) and SQLite keeps it but reads it
+    /// back cut there, so the stream would read as another; refused alike on both, before either.
+    static func refuseNUL(_ text: String, field: String) throws(EventStoreError) {
+        guard !text.utf8.contains(0) else {
+            throw EventStoreError(.invalidEvent, "\(field) must not hold U+0000 (NUL)")
         }
     }
 
@@ -33,6 +57,7 @@ struct PreparedEvent: Sendable {
         guard !stream.isEmpty else {
             throw EventStoreError(.invalidEvent, "stream id must not be empty")
         }
+        try refuseNUL(stream, field: "stream id")
         var prepared: [PreparedEvent] = []
         prepared.reserveCapacity(events.count)
         for event in events {

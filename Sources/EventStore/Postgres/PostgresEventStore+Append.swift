@@ -125,6 +125,8 @@ extension PostgresEventStore {
         recordedAt: Int64,
         optimistic: Bool
     ) async throws -> AttemptOutcome {
+        // Nothing to append answers with the stream's version, which only a read knows.
+        let optimistic = optimistic && !prepared.isEmpty
         var head = StreamHead.empty
         if optimistic, let cached = heads.head(of: stream) {
             head = cached

@@ -26,41 +26,43 @@ extension PostgresEventStore {
         next: EventCursor,
         _ writes: @Sendable (any ProjectionTransaction) async throws -> Void
     ) async throws {
-        try await withStorageErrors {
-            try await connections.withTransaction(logger: logger) { connection in
-                var binds = PostgresBindings()
-                binds.append(name)
-                binds.append(next.description)
-                let statement: String
-                if let expected {
-                    binds.append(expected.description)
-                    statement = PostgresSQL.moveCheckpoint
-                } else {
-                    statement = PostgresSQL.insertCheckpoint
-                }
-                var moved = false
-                for try await _ in try await connection.query(PostgresQuery(unsafeSQL: statement, binds: binds), logger: logger) {
-                    moved = true
-                }
-                guard moved else {
-                    throw EventStoreError(
-                        .checkpointConflict,
-                        expected.map { "checkpoint \(name) is not at \($0)" } ?? "checkpoint \(name) already exists"
-                    )
-                }
-                try await writes(self.projectionTransaction(connection))
+        // A projector's appends race like any other write's, so its transaction runs again as theirs do.
+        try await writeTransaction { connection, transaction in
+            var binds = PostgresBindings()
+            binds.append(name)
+            binds.append(next.description)
+            let statement: String
+            if let expected {
+                binds.append(expected.description)
+                statement = PostgresSQL.moveCheckpoint
+            } else {
+                statement = PostgresSQL.insertCheckpoint
             }
+            var moved = false
+            for try await _ in try await connection.query(PostgresQuery(unsafeSQL: statement, binds: binds), logger: logger) {
+                moved = true
+            }
+            guard moved else {
+                throw EventStoreError(
+                    .checkpointConflict,
+                    expected.map { "checkpoint \(name) is not at \($0)" } ?? "checkpoint \(name) already exists"
+                )
+            }
+            try await writes(transaction)
         }
     }
 
     public func document(model: String, key: String) async throws -> Data? {
-        try await leased { connection in
+        // No stored text holds U+0000, which PostgreSQL refuses even to compare with.
+        guard !(model + key).utf8.contains(0) else { return nil }
+        return try await leased { connection in
             try await PostgresProjectionTransaction(connection: connection, logger: logger).document(model: model, key: key)
         }
     }
 
     /// Concurrent calls share batches (see `ReadBatcher`): one statement answers many users.
     public func document(model: String, key: String, relatedModel: String, keysAt path: [String]) async throws -> DocumentWithRelated? {
+        guard !(model + key).utf8.contains(0) else { return nil }
         do {
             return try await withStorageErrors {
                 try await relatedReads.read(RelatedDocumentRead(model: model, key: key, relatedModel: relatedModel, path: path))

@@ -5,10 +5,12 @@ import PostgresNIO
 
 extension PostgresEventStore {
     public func readStream(_ stream: String, from version: Int64, limit: Int?) async throws -> [RecordedEvent] {
+        // No stream id holds U+0000, which PostgreSQL refuses even to compare with.
+        guard !stream.utf8.contains(0) else { return [] }
         var binds = PostgresBindings()
         binds.append(stream)
         binds.append(max(version, 1))
-        binds.append(Int64(limit ?? Int(Int32.max)))
+        binds.append(Int64(max(limit ?? Int(Int32.max), 0)))
         return try await events(PostgresQuery(unsafeSQL: PostgresSQL.readStream, binds: binds))
     }
 
@@ -23,7 +25,7 @@ extension PostgresEventStore {
 
     public func readAll(streams: [String], after cursor: EventCursor, limit: Int) async throws -> EventPage {
         var binds = PostgresBindings()
-        binds.append(streams)
+        binds.append(streams.filter { !$0.utf8.contains(0) })
         binds.append(String(cursor.transaction))
         binds.append(cursor.position)
         binds.append(Int64(max(limit, 0)))
@@ -50,7 +52,8 @@ extension PostgresEventStore {
         binds.append(Int64(max(limit, 0)))
         return try await leased { connection in
             var events: [FoldableEvent] = []
-            events.reserveCapacity(max(limit, 0))
+            // Replay reads pages of 2,000; a larger limit reserves no more than that up front.
+            events.reserveCapacity(min(max(limit, 0), 2_000))
             for try await row in try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.readAllForFolding, binds: binds), logger: logger) {
                 var (position, transaction, eventID, streamID, type, schema, data, recordedAt) =
                     try row.decode((Int64, Int64, UUID, String, String, Int32, ByteBuffer, ByteBuffer).self)
@@ -69,6 +72,7 @@ extension PostgresEventStore {
     }
 
     public func streamVersion(_ stream: String) async throws -> Int64 {
+        guard !stream.utf8.contains(0) else { return 0 }
         var binds = PostgresBindings()
         binds.append(stream)
         return try await leased { connection in

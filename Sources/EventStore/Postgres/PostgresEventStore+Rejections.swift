@@ -10,6 +10,8 @@ extension PostgresEventStore {
         binds.append(Rejection.storedText(detail))
         binds.append(Rejection.storedBody(body))
         binds.append(requestID.map(Rejection.storedText))
+        // The store's clock, as events' recorded_at (the column's default is the server's).
+        binds.append(Timestamp.micros(now()))
         try await leased { connection in
             var inserted: Int64 = 0
             for try await id in try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.insertRejection, binds: binds), logger: logger).decode(Int64.self) {
@@ -32,7 +34,7 @@ extension PostgresEventStore {
 
     public func rejections(limit: Int) async throws -> [Rejection] {
         var binds = PostgresBindings()
-        binds.append(Int64(limit))
+        binds.append(Int64(max(limit, 0)))
         return try await leased { connection in
             var rejections: [Rejection] = []
             for try await (micros, source, code, detail, body, requestID) in try await connection.query(

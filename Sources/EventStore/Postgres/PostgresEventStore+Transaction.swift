@@ -6,6 +6,14 @@ import Synchronization
 
 extension PostgresEventStore {
     public func transaction<T: Sendable>(_ body: (any ProjectionTransaction) async throws -> T) async throws -> T {
+        try await writeTransaction { _, transaction in try await body(transaction) }
+    }
+
+    /// Runs `body` as one write transaction, from the start again after a lost race; `body` gets the
+    /// connection too, for statements of the store's own (a checkpoint's move).
+    func writeTransaction<T: Sendable>(
+        _ body: (PostgresConnection, any ProjectionTransaction) async throws -> T
+    ) async throws -> T {
         for attempt in 1... {
             let appended = Mutex(false)
             // Appends remember their new heads before the commit; if it never comes, those heads
@@ -13,7 +21,7 @@ extension PostgresEventStore {
             let touched = Mutex<Set<String>>([])
             do {
                 let result = try await connections.withTransaction(logger: logger) { connection in
-                    try await body(self.projectionTransaction(connection) { result in
+                    try await body(connection, self.projectionTransaction(connection) { result in
                         appended.withLock { $0 = $0 || !result.isDuplicate }
                         touched.withLock { streams in for event in result.events { streams.insert(event.streamID) } }
                     })
@@ -62,6 +70,11 @@ extension PostgresEventStore {
     private func lockHeadsAndDocuments(
         _ connection: PostgresConnection, streams: [String], keys: [String], documents: [DocumentKey], known: TransactionHeads
     ) async throws -> [Data?] {
+        // A write's first statement: text PostgreSQL cannot hold is refused as the appends would
+        // refuse it (as an invalid event), not as the database's error.
+        for stream in streams { try PreparedEvent.refuseNUL(stream, field: "stream id") }
+        for key in keys { try PreparedEvent.refuseNUL(key, field: "dedupe key") }
+        for document in documents { try PreparedEvent.refuseNUL(document.model + document.key, field: "document \(document.model) key") }
         let streams = Array(Set(streams)).sorted()
         let keys = Array(Set(keys))
         var locked: [String: StreamHead] = [:]

@@ -315,7 +315,8 @@ enum PostgresSQL {
     static let recordMigration = "INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)"
 
     static let insertRejection = """
-        INSERT INTO rejections (source, code, detail, body, request_id) VALUES ($1, $2, $3, $4, $5) RETURNING id
+        INSERT INTO rejections (source, code, detail, body, request_id, received_at)
+        VALUES ($1, $2, $3, $4, $5, 'epoch'::timestamptz + $6 * interval '1 microsecond') RETURNING id
         """
     static let trimRejections = "DELETE FROM rejections WHERE id <= $1"
     static let recentRejections = """

@@ -251,7 +251,7 @@ public final class SQLiteEventStore: EventStore {
     public func readStream(_ stream: String, from version: Int64, limit: Int?) async throws -> [RecordedEvent] {
         try await withStorageErrors {
             try await reader.query(SQLiteSQL.readStream, [
-                .text(stream), .integer(Int(max(version, 1))), .integer(limit ?? -1),
+                .text(stream), .integer(Int(max(version, 1))), .integer(limit.map { max($0, 0) } ?? -1),
             ]).map(Self.decodeEvent)
         }
     }
@@ -376,8 +376,14 @@ public final class SQLiteEventStore: EventStore {
             throw EventStoreError(.databaseError, "a JSON path step for SQLite may not hold a double quote: \(path)")
         }
         let jsonPath = "$" + path.map { ".\"" + $0 + "\"" }.joined()
-        let rows = try await withStorageErrors {
-            try await reader.query(SQLiteSQL.documentWithRelated, [.text(model), .text(key), .text(relatedModel), .text(jsonPath)])
+        let rows: [SQLiteRow]
+        do {
+            rows = try await withStorageErrors {
+                try await reader.query(SQLiteSQL.documentWithRelated, [.text(model), .text(key), .text(relatedModel), .text(jsonPath)])
+            }
+        } catch let error as EventStoreError where error.code == .invalidEvent {
+            // "malformed JSON" here is a stored document's, not the caller's input, as on PostgreSQL.
+            throw EventStoreError(.databaseError, "the stored document \(model)/\(key) is not JSON SQLite can read")
         }
         guard let main = rows.first(where: { $0.column("related")?.integer == 0 }), let text = main.column("data")?.string else { return nil }
         let related = rows.compactMap { row -> ProjectionDocument? in
@@ -443,7 +449,7 @@ public final class SQLiteEventStore: EventStore {
 
     public func rejections(limit: Int) async throws -> [Rejection] {
         try await withStorageErrors {
-            try await reader.query(SQLiteSQL.recentRejections, [.integer(limit)]).map { row in
+            try await reader.query(SQLiteSQL.recentRejections, [.integer(max(limit, 0))]).map { row in
                 Rejection(
                     receivedAt: Timestamp.date(micros: Int64(row.column("received_at")?.integer ?? 0)),
                     source: row.column("source")?.string ?? "",

@@ -37,19 +37,30 @@ struct RelatedDocumentsContractTests {
         }
     }
 
-    /// A stored document PostgreSQL cannot cast to jsonb (an escaped U+0000) fails the read as the
-    /// store's error, not as an invalid event, which the API would answer as the reader's fault.
-    @Test func aDocumentPostgreSQLCannotReadIsADatabaseError() async throws {
-        try await withFreshStore(.postgres) { (fixture: StoreFixture) async throws in
+    /// A stored document the database cannot read as JSON fails the read as the store's error, not
+    /// as an invalid event, which the API would answer as the reader's fault (SQLite did, for text
+    /// that is not JSON). PostgreSQL also cannot cast an escaped U+0000 to jsonb.
+    @Test(arguments: TestDatabases.dialects)
+    func aDocumentTheDatabaseCannotReadIsADatabaseError(_ dialect: StorageDialect) async throws {
+        try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
             let store = fixture.store
-            try await store.commitProjection(checkpoint: "setup", expected: nil, next: EventCursor(transaction: 0, position: 1)) { transaction in
-                try await transaction.putDocument(model: "user", key: "u1", data: Data(#"{"state":{"chains":{},"reason":"a\u0000b"}}"#.utf8))
-            }
-            do {
-                _ = try await store.document(model: "user", key: "u1", relatedModel: "chain", keysAt: ["state", "chains"])
-                Issue.record("the read succeeded")
-            } catch let error as EventStoreError {
-                #expect(error.code == .databaseError, "\(error)")
+            var unreadable = [#"{"state":{"chains":"#]
+            if dialect == .postgres { unreadable.append(#"{"state":{"chains":{},"reason":"a\u0000b"}}"#) }
+            for (index, text) in unreadable.enumerated() {
+                try await store.commitProjection(
+                    checkpoint: "setup", expected: index == 0 ? nil : EventCursor(transaction: 0, position: Int64(index)),
+                    next: EventCursor(transaction: 0, position: Int64(index + 1))
+                ) { transaction in
+                    // A related document too: with none, SQLite need not read the user's.
+                    try await transaction.putDocument(model: "chain", key: "c1", data: Data("{}".utf8))
+                    try await transaction.putDocument(model: "user", key: "u1", data: Data(text.utf8))
+                }
+                do {
+                    _ = try await store.document(model: "user", key: "u1", relatedModel: "chain", keysAt: ["state", "chains"])
+                    Issue.record("the read of \(text) succeeded")
+                } catch {
+                    #expect(error.storeCode == .databaseError, "\(text): \(error)")
+                }
             }
         }
     }

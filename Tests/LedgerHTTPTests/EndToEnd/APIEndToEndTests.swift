@@ -1196,6 +1196,22 @@ struct APIEndToEndTests {
         }
     }
 
+    /// A subscription id holding U+0000 (escaped, so the JSON is valid) would name a stream SQLite
+    /// reads back cut at the NUL and PostgreSQL cannot store: refused alike, 400, nothing recorded.
+    @Test(arguments: TestDatabases.dialects)
+    func aV1NotificationNamingASubscriptionWithNULIsRefused(_ dialect: StorageDialect) async throws {
+        let body = #"{"notification_type":"INITIAL_BUY","password":"s3cret","environment":"Sandbox","bid":"com.example.app","unified_receipt":{"environment":"Sandbox","status":0,"latest_receipt_info":[{"quantity":"1","product_id":"pro.monthly","transaction_id":"5000","original_transaction_id":"50\u000000","purchase_date_ms":"\#(Day.ms(0))","expires_date_ms":"\#(Day.ms(30))","is_trial_period":"false"}]}}"#
+        try await H.run(dialect) { h in
+            let refused = try await h.request(.post, "/v1/apple/notifications/v1", json: body)
+            #expect(refused.status == .badRequest)
+            let problem = try h.object(refused)
+            #expect(problem["code"] as? String == "malformed_body", "\(problem)")
+            #expect((problem["detail"] as? String)?.contains("U+0000") == true, "\(problem)")
+            #expect(try await h.eventCount() == 0)
+            #expect(try await h.store.streamVersion("subscription-50") == 0)
+        }
+    }
+
     /// Foundation's decoder reads a trailing comma and keeps the first of a name given twice; a body
     /// kept as sent must read the same to every reader (an auditor's JSON parser, a proxy that kept
     /// the last password), so such bodies are refused at every endpoint, with nothing appended.
