@@ -216,9 +216,3 @@ extension EventStore {
 
 /// How many refused webhook inputs the `rejections` table keeps.
 public let rejectionLimit = 10_000
-
-/// Which database an adapter talks to.
-public enum StorageDialect: String, Sendable, Hashable, CaseIterable {
-    case postgres
-    case sqlite
-}

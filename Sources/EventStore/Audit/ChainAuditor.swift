@@ -1,11 +1,5 @@
 import Foundation
 
-/// An event read for the audit, with its stream's stored head (nil when the stream has no head row).
-struct ChainRow: Sendable {
-    var event: RecordedEvent
-    var head: StreamHead?
-}
-
 /// Checks hash chains from rows ordered by stream and version; shared by both adapters.
 struct ChainAuditor {
     private var streams = 0

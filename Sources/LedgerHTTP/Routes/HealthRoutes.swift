@@ -37,9 +37,3 @@ public struct HealthRoutes: Sendable {
         }
     }
 }
-
-/// The body of a probe answer.
-struct ProbeStatus: ResponseEncodable, Sendable {
-    var status: String
-    var database: String?
-}

@@ -34,17 +34,6 @@ struct EventBody: Encodable, Sendable {
     }
 }
 
-/// Already-encoded JSON embedded as is in an encoded body.
-struct JSONFragment: Encodable, Sendable {
-    let value: JSONValue
-
-    init(_ data: Data) {
-        value = (try? JSONDecoder().decode(JSONValue.self, fromUntrusted: data)) ?? .null
-    }
-
-    func encode(to encoder: any Encoder) throws { try value.encode(to: encoder) }
-}
-
 /// Any JSON value, to carry event bodies through `Codable` without knowing their types.
 indirect enum JSONValue: Codable, Sendable {
     case object([String: JSONValue])
@@ -78,17 +67,4 @@ indirect enum JSONValue: Codable, Sendable {
         case .null: try container.encodeNil()
         }
     }
-}
-
-/// A page of events and the cursor to pass as `after` for the next page.
-struct EventPageBody: ResponseEncodable, Sendable {
-    var events: [EventBody]
-    var next_after: String
-}
-
-/// The answer to an ingestion.
-struct IngestBody: ResponseEncodable, Sendable {
-    var result: String
-    var event_id: String
-    var position: Int64
 }

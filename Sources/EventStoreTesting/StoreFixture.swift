@@ -1,0 +1,56 @@
+import EventStore
+import Foundation
+import Logging
+import PostgresNIO
+import SQLiteNIO
+
+/// A fresh, migrated store for one test, with raw access for tampering tests.
+public struct StoreFixture: Sendable {
+    public let store: any EventStore
+    public let dialect: StorageDialect
+    /// PostgreSQL: the private schema; SQLite: the database file.
+    public let location: String
+    public let rawPostgres: PostgresClient?
+
+    /// Runs SQL outside the store, as an operator with database access would.
+    public func rawExecute(_ sql: String) async throws {
+        switch dialect {
+        case .postgres:
+            guard let rawPostgres else { return }
+            try await rawPostgres.withConnection { connection in
+                _ = try await connection.query(PostgresQuery(unsafeSQL: "SET search_path TO \(location)"), logger: TestDatabases.logger)
+                for statement in sql.split(separator: ";").map({ $0.trimmingCharacters(in: .whitespacesAndNewlines) }) where !statement.isEmpty {
+                    _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: TestDatabases.logger)
+                }
+            }
+        case .sqlite:
+            let connection = try await SQLiteConnection.open(storage: .file(path: location))
+            do {
+                for statement in sql.split(separator: ";").map({ $0.trimmingCharacters(in: .whitespacesAndNewlines) }) where !statement.isEmpty {
+                    _ = try await connection.query(statement)
+                }
+            } catch {
+                try await connection.close()
+                throw error
+            }
+            try await connection.close()
+        }
+    }
+
+    /// SQLite: runs `body` while another connection, as another process writing the file would,
+    /// holds SQLite's one write lock (`BEGIN IMMEDIATE`), then lets it go.
+    public func whileAnotherWriterHoldsTheFile<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        guard dialect == .sqlite else { throw EventStoreError(.databaseError, "only a SQLite file has one writer to hold") }
+        let connection = try await SQLiteConnection.open(storage: .file(path: location))
+        do {
+            _ = try await connection.query("BEGIN IMMEDIATE")
+            let result = try await body()
+            _ = try await connection.query("ROLLBACK")
+            try await connection.close()
+            return result
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+}

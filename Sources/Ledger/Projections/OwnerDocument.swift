@@ -1,0 +1,4 @@
+/// Who owns a chain now.
+public struct OwnerDocument: Codable, Hashable, Sendable {
+    public var userId: String
+}

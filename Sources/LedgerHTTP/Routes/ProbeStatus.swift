@@ -1,0 +1,8 @@
+import EventStore
+import Hummingbird
+
+/// The body of a probe answer.
+struct ProbeStatus: ResponseEncodable, Sendable {
+    var status: String
+    var database: String?
+}

@@ -1,0 +1,26 @@
+import AppStore
+import AppStoreTesting
+import ArgumentParser
+import AsyncHTTPClient
+import EventStore
+import Foundation
+import Hummingbird
+import Ledger
+import LedgerHTTP
+import Logging
+import Metrics
+import NIOCore
+import Prometheus
+import Synchronization
+
+/// Hands out indexes to workers.
+final class Counter: Sendable {
+    private let value = Synchronization.Mutex(0)
+    func take(below limit: Int) -> Int? {
+        value.withLock { current in
+            guard current < limit else { return nil }
+            defer { current += 1 }
+            return current
+        }
+    }
+}
