@@ -89,7 +89,9 @@ public protocol EventStore: Sendable {
 
     /// Runs a projector's writes and moves its checkpoint from `expected` to `next` in one transaction.
     ///
-    /// Throws `checkpoint_conflict` (and writes nothing) if the checkpoint is not at `expected`.
+    /// Throws `checkpoint_conflict` (and writes nothing) if the checkpoint is not at `expected`. As in
+    /// ``transaction(_:)``, a lost race runs `writes` again from the start, so it must act only
+    /// through the transaction it is given.
     func commitProjection(
         checkpoint name: String,
         expected: EventCursor?,

@@ -48,8 +48,16 @@ struct PreparedEvent: Sendable {
     /// PostgreSQL refuses text holding U+0000 (as a database error) and SQLite keeps it but reads it
     /// back cut there, so the stream would read as another; refused alike on both, before either.
     static func refuseNUL(_ text: String, field: String) throws(EventStoreError) {
-        guard !text.utf8.contains(0) else {
+        guard !text.holdsNUL else {
             throw EventStoreError(.invalidEvent, "\(field) must not hold U+0000 (NUL)")
+        }
+    }
+
+    /// A document named with U+0000 is refused where it would be written or locked, alike on both
+    /// stores; reads of one find nothing.
+    static func refuseNUL(_ document: DocumentKey) throws(EventStoreError) {
+        guard !document.model.holdsNUL, !document.key.holdsNUL else {
+            throw EventStoreError(.invalidEvent, "a document's model and key must not hold U+0000 (NUL): \(document.model.debugDescription) \(document.key.debugDescription)")
         }
     }
 

@@ -74,7 +74,7 @@ extension PostgresEventStore {
         // refuse it (as an invalid event), not as the database's error.
         for stream in streams { try PreparedEvent.refuseNUL(stream, field: "stream id") }
         for key in keys { try PreparedEvent.refuseNUL(key, field: "dedupe key") }
-        for document in documents { try PreparedEvent.refuseNUL(document.model + document.key, field: "document \(document.model) key") }
+        for document in documents { try PreparedEvent.refuseNUL(document) }
         let streams = Array(Set(streams)).sorted()
         let keys = Array(Set(keys))
         var locked: [String: StreamHead] = [:]

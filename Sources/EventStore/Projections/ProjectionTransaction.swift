@@ -45,9 +45,12 @@ extension ProjectionTransaction {
     }
 
     /// The documents alone, for stores where a statement costs no round trip (SQLite): the appends
-    /// take their own locks.
+    /// take their own locks. Names the appends would refuse are refused here already, as
+    /// PostgreSQL's lock statement refuses them.
     public func lockAndRead(_ documents: [DocumentKey], beforeAppendingTo streams: [String], dedupeKeys: [String]) async throws -> [Data?] {
-        try await lockAndRead(documents)
+        for stream in streams { try PreparedEvent.refuseNUL(stream, field: "stream id") }
+        for key in dedupeKeys { try PreparedEvent.refuseNUL(key, field: "dedupe key") }
+        return try await lockAndRead(documents)
     }
 
     /// One document at a time, for stores where a statement costs no round trip (SQLite).

@@ -343,6 +343,8 @@ public final class SQLiteEventStore: EventStore {
         next: EventCursor,
         _ writes: @Sendable (any ProjectionTransaction) async throws -> Void
     ) async throws {
+        let appended = Mutex(false)
+        let transaction = projectionTransaction { result in appended.withLock { $0 = $0 || !result.isDuplicate } }
         try await writeTransaction {
             let stamp = SQLiteData.integer(Int(Timestamp.micros(now())))
             let moved: [SQLiteRow]
@@ -357,8 +359,10 @@ public final class SQLiteEventStore: EventStore {
                     expected.map { "checkpoint \(name) is not at \($0)" } ?? "checkpoint \(name) already exists"
                 )
             }
-            try await writes(projectionTransaction())
+            try await writes(transaction)
         }
+        // A projector's appends wake readers as any other write's do.
+        if appended.withLock({ $0 }) { changes.notify() }
     }
 
     public func document(model: String, key: String) async throws -> Data? {

@@ -20,6 +20,7 @@ extension SubscriptionLedger {
         facts: VerificationFacts? = nil,
         claims: [LinkClaim] = []
     ) async throws -> IngestResult {
+        try Self.refuseIdsHoldingNUL(fact)
         unconfiguredProducts.check(fact, logger: logger(for: context))
         let pending = PendingFact(
             fact: fact, type: type, stream: stream, dedupeKey: dedupeKey, receivedAt: receivedAt,
@@ -36,6 +37,20 @@ extension SubscriptionLedger {
             }
             return result
         }
+    }
+
+    /// Subscription ids name streams and documents, and no stored name can hold U+0000 (PostgreSQL
+    /// refuses it, SQLite reads it back cut short): a fact naming one is refused before the store.
+    static func refuseIdsHoldingNUL(_ fact: AppleFact) throws {
+        func refuse(_ id: String) throws {
+            guard id.utf8.contains(0) else { return }
+            throw LedgerError(.malformedBody, "the subscription or transaction id \(id.debugDescription) holds U+0000 (NUL), which no id can")
+        }
+        for transaction in fact.transactions {
+            try refuse(transaction.originalTransactionId)
+            try refuse(transaction.transactionId)
+        }
+        for renewal in fact.renewals { try refuse(renewal.originalTransactionId) }
     }
 
     /// Records several facts in one transaction: the first statement locks every stream head the

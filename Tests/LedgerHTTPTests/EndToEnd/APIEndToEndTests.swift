@@ -337,8 +337,9 @@ struct APIEndToEndTests {
     /// An empty body is told that it is empty wherever a body is taken (the webhooks said "not valid
     /// JSON: it is empty"), each endpoint naming what it takes, and a webhook's is recorded as refused
     /// with nothing appended.
-    @Test func anEmptyBodyIsToldSoAtEveryEndpointThatTakesOne() async throws {
-        try await H.run(.sqlite) { h in
+    @Test(arguments: TestDatabases.dialects)
+    func anEmptyBodyIsToldSoAtEveryEndpointThatTakesOne(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect) { h in
             for (path, key, detail) in [
                 ("/v1/apple/notifications/v2", nil, "notification body is empty; Apple posts a JSON object with a signedPayload string"),
                 ("/v1/apple/notifications/v1", nil, "the body is empty; an App Store Server Notification V1 is a JSON object"),
@@ -382,8 +383,9 @@ struct APIEndToEndTests {
 
     /// A V1 body posted to the V2 endpoint is told where it goes, and its rejection does not keep the
     /// shared secret it carries; a V2 body's rejection is kept byte for byte.
-    @Test func aV1BodyPostedToTheV2EndpointIsRedirectedAndKeptRedacted() async throws {
-        try await H.run(.sqlite) { h in
+    @Test(arguments: TestDatabases.dialects)
+    func aV1BodyPostedToTheV2EndpointIsRedirectedAndKeptRedacted(_ dialect: StorageDialect) async throws {
+        try await H.run(dialect) { h in
             let v1 = #"{"notification_type":"DID_RENEW","password":"s3cret","bid":"com.example.app","environment":"Sandbox"}"#
             let response = try await h.request(.post, "/v1/apple/notifications/v2", json: v1)
             #expect(response.status == .badRequest)
@@ -1196,19 +1198,24 @@ struct APIEndToEndTests {
         }
     }
 
-    /// A subscription id holding U+0000 (escaped, so the JSON is valid) would name a stream SQLite
-    /// reads back cut at the NUL and PostgreSQL cannot store: refused alike, 400, nothing recorded.
+    /// A subscription id holding U+0000 (escaped, so the JSON is valid) would name a stream or a
+    /// document SQLite reads back cut at the NUL and PostgreSQL cannot store: refused alike, 400,
+    /// nothing recorded, whether it names the fact's own stream or only renewal info in it.
     @Test(arguments: TestDatabases.dialects)
     func aV1NotificationNamingASubscriptionWithNULIsRefused(_ dialect: StorageDialect) async throws {
-        let body = #"{"notification_type":"INITIAL_BUY","password":"s3cret","environment":"Sandbox","bid":"com.example.app","unified_receipt":{"environment":"Sandbox","status":0,"latest_receipt_info":[{"quantity":"1","product_id":"pro.monthly","transaction_id":"5000","original_transaction_id":"50\u000000","purchase_date_ms":"\#(Day.ms(0))","expires_date_ms":"\#(Day.ms(30))","is_trial_period":"false"}]}}"#
+        let streamNamed = #"{"notification_type":"INITIAL_BUY","password":"s3cret","environment":"Sandbox","bid":"com.example.app","unified_receipt":{"environment":"Sandbox","status":0,"latest_receipt_info":[{"quantity":"1","product_id":"pro.monthly","transaction_id":"5000","original_transaction_id":"50\u000000","purchase_date_ms":"\#(Day.ms(0))","expires_date_ms":"\#(Day.ms(30))","is_trial_period":"false"}]}}"#
+        let renewalNamed = #"{"notification_type":"DID_RENEW","password":"s3cret","environment":"Sandbox","bid":"com.example.app","unified_receipt":{"environment":"Sandbox","status":0,"latest_receipt_info":[{"quantity":"1","product_id":"pro.monthly","transaction_id":"5000","original_transaction_id":"5000","purchase_date_ms":"\#(Day.ms(0))","expires_date_ms":"\#(Day.ms(30))","is_trial_period":"false"}],"pending_renewal_info":[{"auto_renew_product_id":"pro.monthly","auto_renew_status":"1","original_transaction_id":"60\u000000","product_id":"pro.monthly"}]}}"#
         try await H.run(dialect) { h in
-            let refused = try await h.request(.post, "/v1/apple/notifications/v1", json: body)
-            #expect(refused.status == .badRequest)
-            let problem = try h.object(refused)
-            #expect(problem["code"] as? String == "malformed_body", "\(problem)")
-            #expect((problem["detail"] as? String)?.contains("U+0000") == true, "\(problem)")
+            for body in [streamNamed, renewalNamed] {
+                let refused = try await h.request(.post, "/v1/apple/notifications/v1", json: body)
+                #expect(refused.status == .badRequest)
+                let problem = try h.object(refused)
+                #expect(problem["code"] as? String == "malformed_body", "\(problem)")
+                #expect((problem["detail"] as? String)?.contains("U+0000") == true, "\(problem)")
+            }
             #expect(try await h.eventCount() == 0)
-            #expect(try await h.store.streamVersion("subscription-50") == 0)
+            #expect(try await h.store.projectionDocuments().isEmpty)
+            #expect(try await h.store.rejections(limit: 10).map(\.code) == ["malformed_body", "malformed_body"])
         }
     }
 
