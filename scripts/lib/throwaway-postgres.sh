@@ -102,9 +102,10 @@ start_throwaway_postgres() {
   fi
   # Swift Testing runs the PostgreSQL tests at once, each with its own pool (up to 10 connections)
   # and schema: a run was seen at 205 connections, past the default limit, and the tests that could
-  # not connect failed with storage_unavailable. 500 leaves room.
+  # not connect failed with storage_unavailable. With 661 tests a run reached the 500 it then had
+  # (2026-11-29, polling pg_stat_activity), so 1000 leaves room again.
   run_pg "$PG_BIN/pg_ctl" -D "$PG_DATA_ROOT/data" -l "$PG_DATA_ROOT/server.log" -w \
-    -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $PG_DATA_ROOT -c max_connections=500 $tls_opts ${PG_SERVER_OPTS:-}" start >/dev/null \
+    -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $PG_DATA_ROOT -c max_connections=1000 $tls_opts ${PG_SERVER_OPTS:-}" start >/dev/null \
     || { cat "$PG_DATA_ROOT/server.log" >&2; return 1; }
   run_pg "$PG_BIN/createdb" -h 127.0.0.1 -p "$PG_PORT" -U subledger subledger_test
   export PG_BIN PG_PORT

@@ -82,27 +82,32 @@ extension PostgresEventStore {
     ) async throws -> [RelatedDocumentRead: DocumentWithRelated] {
         var answers: [RelatedDocumentRead: DocumentWithRelated] = [:]
         let kinds = Dictionary(grouping: reads) { RelatedDocumentRead(model: $0.model, key: "", relatedModel: $0.relatedModel, path: $0.path) }
-        try await connections.withConnection { connection in
-            for (kind, reads) in kinds {
-                let statement = ReadDocumentsWithRelatedStatement(
-                    model: kind.model, keys: reads.map(\.key), path: kind.path, relatedModel: kind.relatedModel
-                )
-                var found: [String: DocumentWithRelated] = [:]
-                for try await row in try await connection.execute(statement, logger: logger) {
-                    let keys = row.relatedKeys ?? []
-                    let data = row.relatedData ?? []
-                    guard keys.count == data.count else {
-                        throw EventStoreError(.databaseError, "document \(row.key) came back with \(keys.count) related keys and \(data.count) documents")
+        do {
+            try await connections.withConnection { connection in
+                for (kind, reads) in kinds {
+                    let statement = ReadDocumentsWithRelatedStatement(
+                        model: kind.model, keys: reads.map(\.key), path: kind.path, relatedModel: kind.relatedModel
+                    )
+                    var found: [String: DocumentWithRelated] = [:]
+                    for try await row in try await connection.execute(statement, logger: logger) {
+                        let keys = row.relatedKeys ?? []
+                        let data = row.relatedData ?? []
+                        guard keys.count == data.count else {
+                            throw EventStoreError(.databaseError, "document \(row.key) came back with \(keys.count) related keys and \(data.count) documents")
+                        }
+                        let named = zip(keys, data)
+                            .map { ProjectionDocument(model: kind.relatedModel, key: $0, data: Data(buffer: $1)) }
+                            .sorted { $0.key < $1.key }
+                        found[row.key] = DocumentWithRelated(data: row.data, related: named)
                     }
-                    let named = zip(keys, data)
-                        .map { ProjectionDocument(model: kind.relatedModel, key: $0, data: Data(buffer: $1)) }
-                        .sorted { $0.key < $1.key }
-                    found[row.key] = DocumentWithRelated(data: row.data, related: named)
-                }
-                for read in reads {
-                    answers[read] = found[read.key]
+                    for read in reads {
+                        answers[read] = found[read.key]
+                    }
                 }
             }
+        } catch {
+            // Typed here, inside the batch, so the batcher can tell a refused statement from an outage.
+            throw unwrap(error)
         }
         return answers
     }

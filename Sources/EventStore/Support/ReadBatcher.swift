@@ -1,7 +1,8 @@
 /// Coalesces concurrent reads into batches, so many readers share one database round trip.
 ///
 /// A `Batcher` of keys: each batch asks every distinct key once. A read is always answered by a
-/// batch that started after it arrived, so it sees every write committed before it was made.
+/// batch that started after it arrived, so it sees every write committed before it was made. A
+/// batch the database refuses for what one key holds is read again key by key.
 final class ReadBatcher<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// Answers one batch; a key missing from the answer reads as nil.
     typealias Load = @Sendable ([Key]) async throws -> [Key: Value]
@@ -37,6 +38,12 @@ final class ReadBatcher<Key: Hashable & Sendable, Value: Sendable>: Sendable {
             } catch let failed as Batcher<Key, Value?>.SharedBatchFailed {
                 // The batch's leader was cancelled (its client went away), not this reader: read again.
                 if failed.underlying is CancellationError && !Task.isCancelled { continue }
+                // The database refused the statement for what one key holds (a stored document it
+                // cannot read): this key is read alone, so that fails only its own readers. An outage
+                // (storage_unavailable) fails every read alike, and is not asked twice.
+                if let refused = failed.underlying as? EventStoreError, refused.code == .databaseError || refused.code == .invalidEvent {
+                    return try await load([key])[key]
+                }
                 throw failed.underlying
             }
         }

@@ -65,6 +65,46 @@ struct RelatedDocumentsContractTests {
         }
     }
 
+    /// One stored document the database cannot read fails only its own readers: on PostgreSQL it
+    /// failed the shared statement of every read batched with it, other users' too.
+    @Test(arguments: TestDatabases.dialects)
+    func anUnreadableDocumentFailsOnlyItsOwnReads(_ dialect: StorageDialect) async throws {
+        try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
+            let store = fixture.store
+            let unreadable = dialect == .postgres ? #"{"state":{"chains":{},"reason":"a\u0000b"}}"# : #"{"state":{"chains":"#
+            try await store.commitProjection(checkpoint: "setup", expected: nil, next: EventCursor(transaction: 0, position: 1)) { transaction in
+                try await transaction.putDocument(model: "chain", key: "c1", data: Data("{}".utf8))
+                try await transaction.putDocument(model: "user", key: "bad", data: Data(unreadable.utf8))
+                for index in 0..<20 {
+                    try await transaction.putDocument(model: "user", key: "u\(index)", data: Data(#"{"state":{"chains":{"c1":1}}}"#.utf8))
+                }
+            }
+            let outcomes = try await withThrowingTaskGroup(of: (String, Bool).self) { group in
+                for round in 0..<10 {
+                    for key in ["bad"] + (0..<20).map({ "u\($0)" }) {
+                        group.addTask {
+                            do {
+                                let read = try await store.document(model: "user", key: key, relatedModel: "chain", keysAt: ["state", "chains"])
+                                return (key, read?.related.map(\.key) == ["c1"])
+                            } catch {
+                                #expect(error.storeCode == .databaseError, "round \(round), \(key): \(error)")
+                                return (key, false)
+                            }
+                        }
+                    }
+                }
+                var outcomes: [(String, Bool)] = []
+                for try await outcome in group { outcomes.append(outcome) }
+                return outcomes
+            }
+            let bad = outcomes.filter { $0.0 == "bad" }
+            let others = outcomes.filter { $0.0 != "bad" }
+            #expect(bad.count == 10 && bad.allSatisfy { !$0.1 })
+            let failed = others.filter { !$0.1 }.map(\.0)
+            #expect(others.count == 200 && failed.isEmpty, "\(others.count) reads of readable documents, failed: \(failed)")
+        }
+    }
+
     /// PostgreSQL batches concurrent reads into shared statements: each caller must still get its
     /// own document and its own related documents, and a read made after a write must see it.
     @Test(arguments: TestDatabases.dialects)

@@ -10,10 +10,12 @@ struct ReadBatcherTests {
         let gate: AsyncStream<Void>
         let opener: AsyncStream<Void>.Continuation
         let failing: Set<Int>
+        let failure: EventStoreError.Code
 
-        init(failing: Set<Int> = []) {
+        init(failing: Set<Int> = [], with failure: EventStoreError.Code = .databaseError) {
             (gate, opener) = AsyncStream.makeStream()
             self.failing = failing
+            self.failure = failure
         }
 
         func load(_ keys: [Int]) async throws -> [Int: String] {
@@ -24,7 +26,7 @@ struct ReadBatcherTests {
             if first {
                 for await _ in gate { break }
             }
-            if keys.contains(where: failing.contains) { throw EventStoreError(.databaseError, "batch failed") }
+            if keys.contains(where: failing.contains) { throw EventStoreError(failure, "batch failed") }
             let round = batches.withLock { $0.count }
             return Dictionary(uniqueKeysWithValues: keys.filter { $0 >= 0 }.map { ($0, "v\($0)@\(round)") })
         }
@@ -65,7 +67,9 @@ struct ReadBatcherTests {
         #expect(batcher.waitingCount == 0)
     }
 
-    @Test func aFailedBatchFailsOnlyItsOwnReads() async throws {
+    /// A batch the database refuses for one key's data is read again key by key: the key that fails
+    /// fails alone, the others of its batch get their values.
+    @Test func aBatchTheDatabaseRefusesIsReadAgainKeyByKey() async throws {
         let load = GatedLoad(failing: [7])
         let batcher = ReadBatcher<Int, String>(maxBatchesInFlight: 1, maxBatchSize: 2) { try await load.load($0) }
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -74,7 +78,37 @@ struct ReadBatcherTests {
                 #expect(value == "v0@1")
             }
             while load.batches.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(1)) }
-            // With batches of at most 2: [7, 8] fails together, [9] after it succeeds.
+            // With batches of at most 2: [7, 8] fails together, then 7 and 8 are read alone; [9] succeeds.
+            group.addTask { await #expect(throws: EventStoreError.self) { try await batcher.read(7) } }
+            try await Self.waitUntil(batcher, waiting: 1)
+            group.addTask {
+                let value = try await batcher.read(8)
+                #expect(value?.hasPrefix("v8@") == true, "\(String(describing: value))")
+            }
+            try await Self.waitUntil(batcher, waiting: 2)
+            group.addTask {
+                let value = try await batcher.read(9)
+                #expect(value?.hasPrefix("v9@") == true, "\(String(describing: value))")
+            }
+            try await Self.waitUntil(batcher, waiting: 3)
+            load.opener.yield()
+            try await group.waitForAll()
+        }
+        let batches = load.batches.withLock { $0 }
+        #expect(batches.prefix(2).map { $0.sorted() } == [[0], [7, 8]])
+        #expect(batches.dropFirst(2).sorted { $0.lexicographicallyPrecedes($1) } == [[7], [8], [9]])
+    }
+
+    /// An outage fails every read of the batch, and is not asked again key by key.
+    @Test func anOutageFailsTheWholeBatchOnce() async throws {
+        let load = GatedLoad(failing: [7], with: .storageUnavailable)
+        let batcher = ReadBatcher<Int, String>(maxBatchesInFlight: 1, maxBatchSize: 2) { try await load.load($0) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                let value = try await batcher.read(0)
+                #expect(value == "v0@1")
+            }
+            while load.batches.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(1)) }
             group.addTask { await #expect(throws: EventStoreError.self) { try await batcher.read(7) } }
             try await Self.waitUntil(batcher, waiting: 1)
             group.addTask { await #expect(throws: EventStoreError.self) { try await batcher.read(8) } }
