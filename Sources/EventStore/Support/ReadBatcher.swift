@@ -2,12 +2,14 @@
 ///
 /// A `Batcher` of keys: each batch asks every distinct key once. A read is always answered by a
 /// batch that started after it arrived, so it sees every write committed before it was made. A
-/// batch the database refuses for what one key holds is read again key by key.
+/// batch whose statement the database refuses for what a key holds (`invalid_event`: a stored
+/// document it cannot read) asks its keys again one at a time, within the batch, so only that key's
+/// readers fail; any other failure (an outage, a timeout) fails the batch's reads once.
 final class ReadBatcher<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// Answers one batch; a key missing from the answer reads as nil.
     typealias Load = @Sendable ([Key]) async throws -> [Key: Value]
 
-    private let batcher: Batcher<Key, Value?>
+    private let batcher: Batcher<Key, Result<Value?, any Error>>
     private let load: Load
 
     /// Creates a batcher over `load`, whose batches run on `executor` if given.
@@ -17,14 +19,28 @@ final class ReadBatcher<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     }
 
     /// Asks each distinct key once and answers every read of it.
-    private func loadDistinct(_ keys: [Key]) async throws -> [Value?] {
+    private func loadDistinct(_ keys: [Key]) async throws -> [Result<Value?, any Error>] {
         var distinct: [Key] = []
         var seen: Set<Key> = []
         for key in keys where seen.insert(key).inserted {
             distinct.append(key)
         }
-        let answers = try await load(distinct)
-        return keys.map { answers[$0] }
+        do {
+            let answers = try await load(distinct)
+            return keys.map { .success(answers[$0]) }
+        } catch let refused as EventStoreError where refused.code == .invalidEvent && distinct.count > 1 {
+            // One after another, in this batch's place, so no more statements run than batches may.
+            var answers: [Key: Result<Value?, any Error>] = [:]
+            for key in distinct {
+                try Task.checkCancellation()
+                do {
+                    answers[key] = .success(try await load([key])[key])
+                } catch let alone as EventStoreError where alone.code == .invalidEvent {
+                    answers[key] = .failure(alone)
+                }
+            }
+            return keys.map { answers[$0] ?? .success(nil) }
+        }
     }
 
     /// How many reads wait for a batch now (tests use it to know a read has queued).
@@ -34,16 +50,10 @@ final class ReadBatcher<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     func read(_ key: Key) async throws -> Value? {
         while true {
             do {
-                return try await batcher.submit(key, run: loadDistinct)
-            } catch let failed as Batcher<Key, Value?>.SharedBatchFailed {
+                return try await batcher.submit(key, run: loadDistinct).get()
+            } catch let failed as Batcher<Key, Result<Value?, any Error>>.SharedBatchFailed {
                 // The batch's leader was cancelled (its client went away), not this reader: read again.
                 if failed.underlying is CancellationError && !Task.isCancelled { continue }
-                // The database refused the statement for what one key holds (a stored document it
-                // cannot read): this key is read alone, so that fails only its own readers. An outage
-                // (storage_unavailable) fails every read alike, and is not asked twice.
-                if let refused = failed.underlying as? EventStoreError, refused.code == .databaseError || refused.code == .invalidEvent {
-                    return try await load([key])[key]
-                }
                 throw failed.underlying
             }
         }

@@ -20,7 +20,7 @@ extension SubscriptionLedger {
         facts: VerificationFacts? = nil,
         claims: [LinkClaim] = []
     ) async throws -> IngestResult {
-        try Self.refuseIdsHoldingNUL(fact)
+        try Self.refuseIdsHoldingNUL(fact, stream: stream, dedupeKey: dedupeKey)
         unconfiguredProducts.check(fact, logger: logger(for: context))
         let pending = PendingFact(
             fact: fact, type: type, stream: stream, dedupeKey: dedupeKey, receivedAt: receivedAt,
@@ -40,17 +40,21 @@ extension SubscriptionLedger {
     }
 
     /// Subscription ids name streams and documents, and no stored name can hold U+0000 (PostgreSQL
-    /// refuses it, SQLite reads it back cut short): a fact naming one is refused before the store.
-    static func refuseIdsHoldingNUL(_ fact: AppleFact) throws {
-        func refuse(_ id: String) throws {
+    /// refuses it, SQLite reads it back cut short): a fact naming one is refused before its write,
+    /// and so fails only its own request, not the batch it would have shared.
+    static func refuseIdsHoldingNUL(_ fact: AppleFact, stream: String, dedupeKey: String) throws {
+        func refuse(_ id: String, _ what: String) throws {
             guard id.utf8.contains(0) else { return }
-            throw LedgerError(.malformedBody, "the subscription or transaction id \(id.debugDescription) holds U+0000 (NUL), which no id can")
+            throw LedgerError(.malformedBody, "the \(what) \(id.debugDescription) holds U+0000 (NUL), which no id can")
         }
         for transaction in fact.transactions {
-            try refuse(transaction.originalTransactionId)
-            try refuse(transaction.transactionId)
+            try refuse(transaction.originalTransactionId, "subscription id")
+            try refuse(transaction.transactionId, "transaction id")
         }
-        for renewal in fact.renewals { try refuse(renewal.originalTransactionId) }
+        for renewal in fact.renewals { try refuse(renewal.originalTransactionId, "subscription id") }
+        // Named from other fields (a notification's UUID, a receipt's user).
+        try refuse(stream, "stream")
+        try refuse(dedupeKey, "dedupe key")
     }
 
     /// Records several facts in one transaction: the first statement locks every stream head the

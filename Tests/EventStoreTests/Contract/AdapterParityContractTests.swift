@@ -47,6 +47,8 @@ struct AdapterParityContractTests {
                 }
             }
             #expect(try await store.eventCount() == 0)
+            #expect(try await store.streamVersion("a") == 0)
+            #expect(try await store.streamVersion("s") == 0)
             // Reads of such a name find nothing (PostgreSQL refused even to look).
             _ = try await store.append(to: "a", [event("t")])
             try await store.transaction { try await $0.putDocument(model: "m", key: "a", data: Data("{}".utf8)) }
@@ -190,6 +192,12 @@ struct AdapterParityContractTests {
                 }
                 try await group.waitForAll()
             }
+            // A projector's appends wake readers as any write's do (SQLite's never raised the signal).
+            let before = store.changes.generation
+            try await store.commitProjection(checkpoint: "last", expected: nil, next: EventCursor(transaction: 0, position: 1)) { transaction in
+                _ = try await transaction.append(to: "elsewhere", [event("e")], expectedVersion: .any)
+            }
+            #expect(store.changes.generation > before)
             let stream = try await store.readStream("shared")
             #expect(stream.count == projectors * rounds * 2)
             #expect(stream.map(\.streamVersion) == Array(1...Int64(projectors * rounds * 2)))
