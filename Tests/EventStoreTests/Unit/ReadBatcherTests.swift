@@ -67,62 +67,53 @@ struct ReadBatcherTests {
         #expect(batcher.waitingCount == 0)
     }
 
+    /// Reads 0 alone (its batch held at the gate), queues 7, 8 and 9 behind it in batches of at most
+    /// 2 ([7, 8], then [9]), opens the gate and answers each key's read: its value, or its error.
+    static func readSevenEightNineBehindZero(failing code: EventStoreError.Code) async throws -> (answers: [Int: Result<String?, any Error>], batches: [[Int]]) {
+        let load = GatedLoad(failing: [7], with: code)
+        let batcher = ReadBatcher<Int, String>(maxBatchesInFlight: 1, maxBatchSize: 2) { try await load.load($0) }
+        let answers = try await withThrowingTaskGroup(of: (Int, Result<String?, any Error>).self) { group in
+            func read(_ key: Int) {
+                group.addTask {
+                    do { return (key, .success(try await batcher.read(key))) } catch { return (key, .failure(error)) }
+                }
+            }
+            read(0)
+            while load.batches.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(1)) }
+            for (waiting, key) in [7, 8, 9].enumerated() {
+                read(key)
+                try await Self.waitUntil(batcher, waiting: waiting + 1)
+            }
+            load.opener.yield()
+            var answers: [Int: Result<String?, any Error>] = [:]
+            for try await (key, answer) in group { answers[key] = answer }
+            return answers
+        }
+        return (answers, load.batches.withLock { $0 })
+    }
+
     /// A batch the database refuses for one key's data (`invalid_event`) is read again key by key,
     /// within the batch: the key that fails fails alone, the others of its batch get their values,
     /// and the next batch waits for it, as `maxBatchesInFlight` says.
     @Test func aBatchTheDatabaseRefusesIsReadAgainKeyByKey() async throws {
-        let load = GatedLoad(failing: [7])
-        let batcher = ReadBatcher<Int, String>(maxBatchesInFlight: 1, maxBatchSize: 2) { try await load.load($0) }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                let value = try await batcher.read(0)
-                #expect(value == "v0@1")
-            }
-            while load.batches.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(1)) }
-            // With batches of at most 2: [7, 8] fails together, then 7 and 8 are read alone; [9] succeeds.
-            group.addTask { await #expect(throws: EventStoreError.self) { try await batcher.read(7) } }
-            try await Self.waitUntil(batcher, waiting: 1)
-            group.addTask {
-                let value = try await batcher.read(8)
-                #expect(value == "v8@4")
-            }
-            try await Self.waitUntil(batcher, waiting: 2)
-            group.addTask {
-                let value = try await batcher.read(9)
-                #expect(value == "v9@5")
-            }
-            try await Self.waitUntil(batcher, waiting: 3)
-            load.opener.yield()
-            try await group.waitForAll()
-        }
-        #expect(load.batches.withLock { $0 } == [[0], [7, 8], [7], [8], [9]])
+        let (answers, batches) = try await Self.readSevenEightNineBehindZero(failing: .invalidEvent)
+        #expect(batches == [[0], [7, 8], [7], [8], [9]])
+        #expect(try answers[0]?.get() == "v0@1")
+        #expect(throws: EventStoreError.self) { try answers[7]?.get() }
+        #expect(try answers[8]?.get() == "v8@4")
+        #expect(try answers[9]?.get() == "v9@5")
     }
 
     /// Any other failure (an outage, a statement timeout) fails every read of the batch, and is not
     /// asked again key by key.
     @Test(arguments: [EventStoreError.Code.storageUnavailable, .databaseError])
     func anyOtherFailureFailsTheWholeBatchOnce(_ code: EventStoreError.Code) async throws {
-        let load = GatedLoad(failing: [7], with: code)
-        let batcher = ReadBatcher<Int, String>(maxBatchesInFlight: 1, maxBatchSize: 2) { try await load.load($0) }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                let value = try await batcher.read(0)
-                #expect(value == "v0@1")
-            }
-            while load.batches.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(1)) }
-            group.addTask { await #expect(throws: EventStoreError.self) { try await batcher.read(7) } }
-            try await Self.waitUntil(batcher, waiting: 1)
-            group.addTask { await #expect(throws: EventStoreError.self) { try await batcher.read(8) } }
-            try await Self.waitUntil(batcher, waiting: 2)
-            group.addTask {
-                let value = try await batcher.read(9)
-                #expect(value == "v9@3")
-            }
-            try await Self.waitUntil(batcher, waiting: 3)
-            load.opener.yield()
-            try await group.waitForAll()
-        }
-        #expect(load.batches.withLock { $0 } == [[0], [7, 8], [9]])
+        let (answers, batches) = try await Self.readSevenEightNineBehindZero(failing: code)
+        #expect(batches == [[0], [7, 8], [9]])
+        #expect(try answers[0]?.get() == "v0@1")
+        #expect(throws: EventStoreError.self) { try answers[7]?.get() }
+        #expect(throws: EventStoreError.self) { try answers[8]?.get() }
+        #expect(try answers[9]?.get() == "v9@3")
     }
 
     /// With two batches allowed in flight, a read goes at once while the first batch is stuck (the
