@@ -105,6 +105,10 @@ extension PostgresEventStore {
                     }
                 }
             }
+        } catch let refused as PSQLError where refused.sqlState == "22023" {
+            // `jsonb_object_keys` met a value at the path that is not an object: what one stored
+            // document holds, as a document that is not JSON is (22P02, 22P05: `invalid_event`).
+            throw EventStoreError(.invalidEvent, "a stored document holds no JSON object at its path: \(refused.serverInfo?[.message] ?? "22023")")
         } catch {
             // Typed here, inside the batch, so the batcher can tell a refused statement from an outage.
             throw unwrap(error)

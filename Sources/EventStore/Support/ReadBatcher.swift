@@ -18,7 +18,8 @@ final class ReadBatcher<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         self.load = load
     }
 
-    /// Asks each distinct key once and answers every read of it.
+    /// Asks each distinct key once (once more, alone, after the batch's `invalid_event`) and answers
+    /// every read of it.
     private func loadDistinct(_ keys: [Key]) async throws -> [Result<Value?, any Error>] {
         var distinct: [Key] = []
         var seen: Set<Key> = []
@@ -39,7 +40,7 @@ final class ReadBatcher<Key: Hashable & Sendable, Value: Sendable>: Sendable {
                     answers[key] = .failure(alone)
                 }
             }
-            return keys.map { answers[$0] ?? .success(nil) }
+            return keys.map { answers[$0] ?? .failure(EventStoreError(.databaseError, "a key of a refused batch went unread")) }
         }
     }
 
