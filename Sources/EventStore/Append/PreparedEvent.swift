@@ -11,12 +11,12 @@ struct PreparedEvent: Sendable {
         guard !event.type.isEmpty else {
             throw EventStoreError(.invalidEvent, "event type must not be empty")
         }
-        try Self.refuseNUL(event.type, field: "event type")
+        try StoredName.require(event.type, field: "event type")
         if let key = event.dedupeKey {
             guard !key.isEmpty else {
                 throw EventStoreError(.invalidEvent, "a dedupe key must not be empty; leave it out instead")
             }
-            try Self.refuseNUL(key, field: "dedupe key")
+            try StoredName.require(key, field: "dedupe key")
         }
         guard Int32(exactly: event.schemaVersion) != nil else {
             throw EventStoreError(.invalidEvent, "schema version \(event.schemaVersion) does not fit the store's 32-bit column")
@@ -45,27 +45,11 @@ struct PreparedEvent: Sendable {
         }
     }
 
-    /// PostgreSQL refuses text holding U+0000 (as a database error) and SQLite keeps it but reads it
-    /// back cut there, so the stream would read as another; refused alike on both, before either.
-    static func refuseNUL(_ text: String, field: String) throws(EventStoreError) {
-        guard !text.holdsNUL else {
-            throw EventStoreError(.invalidEvent, "\(field) must not hold U+0000 (NUL)")
-        }
-    }
-
-    /// A document named with U+0000 is refused where it would be written or locked, alike on both
-    /// stores; reads of one find nothing.
-    static func refuseNUL(_ document: DocumentKey) throws(EventStoreError) {
-        guard !document.model.holdsNUL, !document.key.holdsNUL else {
-            throw EventStoreError(.invalidEvent, "a document's model and key must not hold U+0000 (NUL): \(document.model.debugDescription) \(document.key.debugDescription)")
-        }
-    }
-
     static func prepare(stream: String, _ events: [NewEvent]) throws(EventStoreError) -> [PreparedEvent] {
         guard !stream.isEmpty else {
             throw EventStoreError(.invalidEvent, "stream id must not be empty")
         }
-        try refuseNUL(stream, field: "stream id")
+        try StoredName.require(stream, field: "stream id")
         var prepared: [PreparedEvent] = []
         prepared.reserveCapacity(events.count)
         for event in events {

@@ -54,7 +54,7 @@ extension PostgresEventStore {
 
     public func document(model: String, key: String) async throws -> Data? {
         // No stored text holds U+0000, which PostgreSQL refuses even to compare with.
-        guard !model.holdsNUL, !key.holdsNUL else { return nil }
+        guard StoredName.isStorable(model: model, key: key) else { return nil }
         return try await leased { connection in
             try await PostgresProjectionTransaction(connection: connection, logger: logger).document(model: model, key: key)
         }
@@ -62,7 +62,7 @@ extension PostgresEventStore {
 
     /// Concurrent calls share batches (see `ReadBatcher`): one statement answers many users.
     public func document(model: String, key: String, relatedModel: String, keysAt path: [String]) async throws -> DocumentWithRelated? {
-        guard !model.holdsNUL, !key.holdsNUL else { return nil }
+        guard StoredName.isStorable(model: model, key: key) else { return nil }
         do {
             return try await withStorageErrors {
                 try await relatedReads.read(RelatedDocumentRead(model: model, key: key, relatedModel: relatedModel, path: path))

@@ -6,7 +6,7 @@ import PostgresNIO
 extension PostgresEventStore {
     public func readStream(_ stream: String, from version: Int64, limit: Int?) async throws -> [RecordedEvent] {
         // No stream id holds U+0000, which PostgreSQL refuses even to compare with.
-        guard !stream.holdsNUL else { return [] }
+        guard StoredName.isStorable(stream) else { return [] }
         var binds = PostgresBindings()
         binds.append(stream)
         binds.append(max(version, 1))
@@ -25,7 +25,7 @@ extension PostgresEventStore {
 
     public func readAll(streams: [String], after cursor: EventCursor, limit: Int) async throws -> EventPage {
         var binds = PostgresBindings()
-        binds.append(streams.filter { !$0.holdsNUL })
+        binds.append(streams.filter(StoredName.isStorable))
         binds.append(String(cursor.transaction))
         binds.append(cursor.position)
         binds.append(Int64(max(limit, 0)))
@@ -72,7 +72,7 @@ extension PostgresEventStore {
     }
 
     public func streamVersion(_ stream: String) async throws -> Int64 {
-        guard !stream.holdsNUL else { return 0 }
+        guard StoredName.isStorable(stream) else { return 0 }
         var binds = PostgresBindings()
         binds.append(stream)
         return try await leased { connection in

@@ -72,9 +72,7 @@ extension PostgresEventStore {
     ) async throws -> [Data?] {
         // A write's first statement: text PostgreSQL cannot hold is refused as the appends would
         // refuse it (as an invalid event), not as the database's error.
-        for stream in streams { try PreparedEvent.refuseNUL(stream, field: "stream id") }
-        for key in keys { try PreparedEvent.refuseNUL(key, field: "dedupe key") }
-        for document in documents { try PreparedEvent.refuseNUL(document) }
+        try StoredName.require(streams: streams, dedupeKeys: keys, documents: documents)
         let streams = Array(Set(streams)).sorted()
         let keys = Array(Set(keys))
         var locked: [String: StreamHead] = [:]

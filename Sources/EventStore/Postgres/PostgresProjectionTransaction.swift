@@ -15,7 +15,7 @@ struct PostgresProjectionTransaction: AppendingTransaction {
     var lockForAppends: (@Sendable (_ streams: [String], _ keys: [String], _ documents: [DocumentKey]) async throws -> [Data?])?
 
     func document(model: String, key: String) async throws -> Data? {
-        guard !model.holdsNUL, !key.holdsNUL else { return nil }
+        guard StoredName.isStorable(model: model, key: key) else { return nil }
         for try await data in try await connection.execute(ReadDocumentStatement(model: model, key: key), logger: logger) {
             return data
         }
@@ -23,12 +23,12 @@ struct PostgresProjectionTransaction: AppendingTransaction {
     }
 
     func putDocument(model: String, key: String, data: Data) async throws {
-        try PreparedEvent.refuseNUL(DocumentKey(model: model, key: key))
+        try StoredName.require(model: model, key: key)
         for try await _ in try await connection.execute(PutDocumentStatement(model: model, key: key, data: data), logger: logger) {}
     }
 
     func lockAndRead(model: String, key: String) async throws -> Data? {
-        try PreparedEvent.refuseNUL(DocumentKey(model: model, key: key))
+        try StoredName.require(model: model, key: key)
         for try await data in try await connection.execute(LockAndReadDocumentStatement(model: model, key: key), logger: logger) {
             return data
         }
@@ -55,17 +55,17 @@ struct PostgresProjectionTransaction: AppendingTransaction {
 
     func putDocuments(_ documents: [ProjectionDocument]) async throws {
         guard !documents.isEmpty else { return }
-        for document in documents { try PreparedEvent.refuseNUL(DocumentKey(model: document.model, key: document.key)) }
+        for document in documents { try StoredName.require(model: document.model, key: document.key) }
         for try await _ in try await connection.execute(PutDocumentsStatement(documents: documents), logger: logger) {}
     }
 
     func lock(model: String, key: String) async throws {
-        try PreparedEvent.refuseNUL(DocumentKey(model: model, key: key))
+        try StoredName.require(model: model, key: key)
         for try await _ in try await connection.execute(LockDocumentStatement(model: model, key: key), logger: logger) {}
     }
 
     func deleteDocument(model: String, key: String) async throws {
-        guard !model.holdsNUL, !key.holdsNUL else { return }
+        guard StoredName.isStorable(model: model, key: key) else { return }
         var binds = PostgresBindings()
         binds.append(model)
         binds.append(key)

@@ -48,8 +48,7 @@ extension ProjectionTransaction {
     /// take their own locks. Names the appends would refuse are refused here already, as
     /// PostgreSQL's lock statement refuses them.
     public func lockAndRead(_ documents: [DocumentKey], beforeAppendingTo streams: [String], dedupeKeys: [String]) async throws -> [Data?] {
-        for stream in streams { try PreparedEvent.refuseNUL(stream, field: "stream id") }
-        for key in dedupeKeys { try PreparedEvent.refuseNUL(key, field: "dedupe key") }
+        try StoredName.require(streams: streams, dedupeKeys: dedupeKeys)
         return try await lockAndRead(documents)
     }
 

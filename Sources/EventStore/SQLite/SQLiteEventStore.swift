@@ -16,6 +16,9 @@ public final class SQLiteEventStore: EventStore {
     let reader: SQLiteConnection
     let path: String
     private let gate = SerialGate()
+
+    /// How many writes wait for the one writer (tests use it to know a write has queued).
+    var writesWaiting: Int { gate.waitingCount }
     private let logger: Logger
     private let now: @Sendable () -> Date
 

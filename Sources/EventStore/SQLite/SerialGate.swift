@@ -10,6 +10,9 @@ final class SerialGate: Sendable {
 
     private let state = Mutex(State())
 
+    /// How many callers wait for their turn (tests use it to know a write has queued).
+    var waitingCount: Int { state.withLock { $0.waiting.count } }
+
     /// Runs `body` once every earlier caller has finished.
     func withExclusiveAccess<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         await acquire()

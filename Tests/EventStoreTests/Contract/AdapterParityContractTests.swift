@@ -8,6 +8,16 @@ import Testing
 /// get the same answer from both.
 @Suite("Event store contract: the adapters answer alike")
 struct AdapterParityContractTests {
+    /// Runs `write`, which must be refused as an invalid event; `what` names it in a failure.
+    static func expectInvalidEvent(_ what: String, _ write: () async throws -> Void) async {
+        do {
+            try await write()
+            Issue.record("\(what) was not refused")
+        } catch {
+            #expect(error.storeCode == .invalidEvent, "\(what): \(error)")
+        }
+    }
+
     /// SQLite kept text holding U+0000 and read it back cut there (a stream "a\0b" read as "a", and
     /// the audit saw a hash mismatch nobody made); PostgreSQL refused it as a database error. Both
     /// now refuse it as an invalid event before writing anything, on every append path.
@@ -23,27 +33,16 @@ struct AdapterParityContractTests {
                 ("s", NewEvent(type: "t", data: Data("{}".utf8), metadata: Data(#"{"a":""#.utf8) + Data([0]) + Data(#""}"#.utf8))),
             ]
             for (stream, bad) in refused {
-                do {
+                await Self.expectInvalidEvent("an append of \(bad.type) to \(stream)") {
                     _ = try await store.append(to: stream, [bad])
-                    Issue.record("an append wrote \(bad.type) to \(stream)")
-                } catch {
-                    #expect(error.storeCode == .invalidEvent, "\(error)")
                 }
-                do {
-                    try await store.transaction { transaction in
-                        _ = try await transaction.append(to: stream, [bad], expectedVersion: .any)
-                    }
-                    Issue.record("a transaction appended \(bad.type) to \(stream)")
-                } catch {
-                    #expect(error.storeCode == .invalidEvent, "\(error)")
+                await Self.expectInvalidEvent("a transaction's append of \(bad.type) to \(stream)") {
+                    try await store.transaction { _ = try await $0.append(to: stream, [bad], expectedVersion: .any) }
                 }
-                do {
+                await Self.expectInvalidEvent("a multi-stream append of \(bad.type) to \(stream)") {
                     try await store.transaction { transaction in
                         _ = try await transaction.append([StreamAppend(stream: "other", events: [event("fine")]), StreamAppend(stream: stream, events: [bad])])
                     }
-                    Issue.record("a multi-stream append wrote \(bad.type) to \(stream)")
-                } catch {
-                    #expect(error.storeCode == .invalidEvent, "\(error)")
                 }
             }
             #expect(try await store.eventCount() == 0)
@@ -79,22 +78,23 @@ struct AdapterParityContractTests {
                 ("the lock statement's key", { _ = try await $0.lockAndRead([], beforeAppendingTo: ["s"], dedupeKeys: ["k\u{0}"]) }),
             ]
             for (name, attempt) in attempts {
-                do {
+                await Self.expectInvalidEvent(name) {
                     try await store.transaction { transaction in
                         try await transaction.putDocument(model: "chain", key: "x", data: Data(#"{"kept":false}"#.utf8))
                         try await attempt(transaction)
                     }
-                    Issue.record("\(name) took a name holding NUL")
-                } catch {
-                    #expect(error.storeCode == .invalidEvent, "\(name): \(error)")
                 }
             }
-            // Nothing of the refused transactions was kept, and a read or delete of the name finds nothing.
+            // Nothing of the refused transactions was kept.
             #expect(try await store.projectionDocuments().isEmpty)
+            // Beside a stored document that the name would read as, cut at its NUL: a read of the name
+            // finds nothing and its delete leaves the stored one (PostgreSQL refused both outright).
+            try await store.transaction { try await $0.putDocument(model: "chain", key: "x", data: Data(#"{"kept":true}"#.utf8)) }
             try await store.transaction { transaction in
                 #expect(try await transaction.document(model: named.model, key: named.key) == nil)
                 try await transaction.deleteDocument(model: named.model, key: named.key)
             }
+            #expect(try await store.projectionDocuments().map(\.key) == ["x"])
         }
     }
 
@@ -105,11 +105,8 @@ struct AdapterParityContractTests {
         try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
             for version in [Int(Int32.max) + 1, Int(Int32.min) - 1] {
                 let tooLarge = NewEvent(type: "t", schemaVersion: version, data: Data("{}".utf8))
-                do {
+                await Self.expectInvalidEvent("schema version \(version)") {
                     _ = try await fixture.store.append(to: "s", [event("first"), tooLarge])
-                    Issue.record("schema version \(version) was stored")
-                } catch {
-                    #expect(error.storeCode == .invalidEvent, "\(error)")
                 }
             }
             let largest = NewEvent(type: "t", schemaVersion: Int(Int32.max), data: Data("{}".utf8))
@@ -118,8 +115,9 @@ struct AdapterParityContractTests {
         }
     }
 
-    /// An append of no events answers with the stream's stored version. (PostgreSQL answered with its
-    /// cache's guess; `aRolledBackTransactionLeavesNoHeadBehindForTheNextAppend` shows a stale one.)
+    /// An append of no events answers with the stream's version, on every path. (With one writer the
+    /// cache is never stale; `aRolledBackTransactionLeavesNoHeadBehindForTheNextAppend` has the
+    /// stale case, where PostgreSQL answered with its cache's guess.)
     @Test(arguments: TestDatabases.dialects)
     func anEmptyAppendAnswersTheStoredVersion(_ dialect: StorageDialect) async throws {
         try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
@@ -192,12 +190,14 @@ struct AdapterParityContractTests {
                 }
                 try await group.waitForAll()
             }
-            // A projector's appends wake readers as any write's do (SQLite's never raised the signal).
+            // A projector's appends wake readers as any write's do (SQLite's never raised the signal;
+            // on PostgreSQL the relay may still be passing on the earlier appends' hints, so there a
+            // rise would prove nothing).
             let before = store.changes.generation
             try await store.commitProjection(checkpoint: "last", expected: nil, next: EventCursor(transaction: 0, position: 1)) { transaction in
                 _ = try await transaction.append(to: "elsewhere", [event("e")], expectedVersion: .any)
             }
-            #expect(store.changes.generation > before)
+            if dialect == .sqlite { #expect(store.changes.generation > before) }
             let stream = try await store.readStream("shared")
             #expect(stream.count == projectors * rounds * 2)
             #expect(stream.map(\.streamVersion) == Array(1...Int64(projectors * rounds * 2)))

@@ -5,6 +5,12 @@ import Testing
 
 @Suite("Event store contract: a document read with the documents it names")
 struct RelatedDocumentsContractTests {
+    /// Stored documents the database cannot read as JSON: text that is not JSON, and (PostgreSQL's
+    /// jsonb only) an escaped U+0000.
+    static func unreadableDocuments(_ dialect: StorageDialect) -> [String] {
+        [#"{"state":{"chains":"#] + (dialect == .postgres ? [#"{"state":{"chains":{},"reason":"a\u0000b"}}"#] : [])
+    }
+
     @Test(arguments: TestDatabases.dialects)
     func aDocumentComesWithTheDocumentsNamedAtItsPath(_ dialect: StorageDialect) async throws {
         try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
@@ -44,8 +50,7 @@ struct RelatedDocumentsContractTests {
     func aDocumentTheDatabaseCannotReadIsADatabaseError(_ dialect: StorageDialect) async throws {
         try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
             let store = fixture.store
-            var unreadable = [#"{"state":{"chains":"#]
-            if dialect == .postgres { unreadable.append(#"{"state":{"chains":{},"reason":"a\u0000b"}}"#) }
+            let unreadable = Self.unreadableDocuments(dialect)
             for (index, text) in unreadable.enumerated() {
                 try await store.commitProjection(
                     checkpoint: "setup", expected: index == 0 ? nil : EventCursor(transaction: 0, position: Int64(index)),
@@ -73,7 +78,7 @@ struct RelatedDocumentsContractTests {
         try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
             let store = fixture.store
             // What PostgreSQL cannot read as jsonb, and JSON without an object at the path.
-            let unreadable = dialect == .postgres ? #"{"state":{"chains":{},"reason":"a\u0000b"}}"# : #"{"state":{"chains":"#
+            let unreadable = try #require(Self.unreadableDocuments(dialect).last)
             let shapeless = #"{"state":{"chains":["c1"]}}"#
             try await store.commitProjection(checkpoint: "setup", expected: nil, next: EventCursor(transaction: 0, position: 1)) { transaction in
                 try await transaction.putDocument(model: "chain", key: "c1", data: Data("{}".utf8))

@@ -1,4 +1,4 @@
-import EventStore
+@testable import EventStore
 import EventStoreTesting
 import Foundation
 import Synchronization
@@ -42,10 +42,8 @@ struct TransactionAppendContractTests {
     /// clock moves between its appends: an `as_of` moment never splits a transfer's link from its unlink.
     @Test(arguments: TestDatabases.dialects)
     func everyEventOfATransactionIsRecordedAtTheSameMoment(_ dialect: StorageDialect) async throws {
-        let ticks = Mutex(0)
-        let start = Date(timeIntervalSince1970: 1_800_000_000)
         // Each reading of the clock is 0.7 ms after the one before.
-        let clock: @Sendable () -> Date = { start.addingTimeInterval(0.0007 * Double(ticks.withLock { $0 += 1; return $0 })) }
+        let clock = Self.tickingClock(step: 0.0007)
         try await withFreshStore(dialect, now: clock) { (fixture: StoreFixture) async throws in
             let store = fixture.store
             try await store.transaction { transaction in
@@ -63,43 +61,34 @@ struct TransactionAppendContractTests {
         }
     }
 
-    /// SQLite's one writer queues writes: one that waited behind another is stamped once it runs,
-    /// after the other committed, so an `as_of` moment never sees it before what it waited for.
-    /// (PostgreSQL's writers queue only where they share a lock; `PostgresAppendStampTests`.) The
-    /// pause before the release gives a stamp taken too early the time to be taken.
-    @Test func aSQLiteWriteQueuedBehindAnotherIsStampedAfterItCommits() async throws {
+    /// A clock whose every reading is `step` seconds after the one before.
+    static func tickingClock(step: TimeInterval) -> @Sendable () -> Date {
         let ticks = Mutex(0)
         let start = Date(timeIntervalSince1970: 1_800_000_000)
+        return { start.addingTimeInterval(step * Double(ticks.withLock { $0 += 1; return $0 })) }
+    }
+
+    /// SQLite's one writer queues writes: one that waited behind another is stamped once it runs,
+    /// after the other committed, so an `as_of` moment never sees it before what it waited for.
+    /// (PostgreSQL's writers queue only where they share a lock; `PostgresAppendStampTests`.)
+    @Test func aSQLiteWriteQueuedBehindAnotherIsStampedAfterItCommits() async throws {
         // Each reading of the clock is 1 ms after the one before.
-        let clock: @Sendable () -> Date = { start.addingTimeInterval(0.001 * Double(ticks.withLock { $0 += 1; return $0 })) }
+        let clock = Self.tickingClock(step: 0.001)
         try await withFreshStore(.sqlite, now: clock) { (fixture: StoreFixture) async throws in
             let store = fixture.store
-            let inside = AsyncStream<Void>.makeStream()
-            let release = AsyncStream<Void>.makeStream()
-            let releasedAt = try await withThrowingTaskGroup(of: Date?.self) { group in
-                group.addTask {
-                    try await store.transaction { transaction in
-                        _ = try await transaction.append(to: "first", [event("holds the writer")], expectedVersion: .any)
-                        inside.continuation.yield()
-                        for await _ in release.stream { break }
-                    }
-                    return nil
+            let sqlite = try #require(store as? SQLiteEventStore)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                let releasedAt = try await whileAnAppendIsOpen(store, to: "first", event("holds the writer")) {
+                    group.addTask { _ = try await store.append(to: "second", [event("queued")]) }
+                    while sqlite.writesWaiting == 0 { try await Task.sleep(for: .milliseconds(1)) }
+                    return clock()
                 }
-                for await _ in inside.stream { break }
-                group.addTask {
-                    _ = try await store.append(to: "second", [event("queued")])
-                    return nil
-                }
-                try await Task.sleep(for: .milliseconds(200))
-                let releasedAt = clock()
-                release.continuation.yield()
                 try await group.waitForAll()
-                return releasedAt
+                let first = try #require(try await store.readStream("first").first)
+                let queued = try #require(try await store.readStream("second").first)
+                #expect(first.recordedAt < releasedAt)
+                #expect(queued.recordedAt > releasedAt, "queued at \(queued.recordedAt.timeIntervalSince1970), released at \(releasedAt.timeIntervalSince1970)")
             }
-            let first = try #require(try await store.readStream("first").first)
-            let queued = try #require(try await store.readStream("second").first)
-            #expect(first.recordedAt < releasedAt)
-            #expect(queued.recordedAt > releasedAt, "queued at \(queued.recordedAt.timeIntervalSince1970), released at \(releasedAt.timeIntervalSince1970)")
         }
     }
 

@@ -543,8 +543,12 @@ struct APIEndToEndTests {
             var ndjson = HTTPFields()
             ndjson[.accept] = "application/x-ndjson"
             #expect(try await h.request(.get, "/v1/events", key: H.ingestOnlyKey, headers: ndjson).status == .forbidden)
-            let revoke = try await h.request(.post, "/v1/users/u1/grants/g1/revoke", key: H.readKey, json: #"{"reason":"x"}"#)
-            #expect(revoke.status == .forbidden)
+            for key in [H.readKey, H.ingestKey] {
+                let grant = try await h.request(.post, "/v1/users/u1/grants", key: key, json: #"{"entitlement":"pro","expires_at":"2026-12-01T00:00:00Z","reason":"x"}"#)
+                #expect(grant.status == .forbidden)
+                let revoke = try await h.request(.post, "/v1/users/u1/grants/g1/revoke", key: key, json: #"{"reason":"x"}"#)
+                #expect(revoke.status == .forbidden)
+            }
             // The same routes answer the keys that hold the scope.
             for path in reads { #expect(try await h.request(.get, path, key: H.readKey).status == .ok, "\(path)") }
             for path in operators { #expect(try await h.request(.get, path, key: H.adminKey).status == .ok, "\(path)") }
@@ -1200,7 +1204,8 @@ struct APIEndToEndTests {
 
     /// A subscription id holding U+0000 (escaped, so the JSON is valid) would name a stream or a
     /// document SQLite reads back cut at the NUL and PostgreSQL cannot store: refused alike, 400,
-    /// nothing recorded, whether it names the fact's own stream or only renewal info in it.
+    /// nothing appended (each refusal is kept), whether it names the fact's own stream or only
+    /// renewal info in it.
     @Test(arguments: TestDatabases.dialects)
     func aV1NotificationNamingASubscriptionWithNULIsRefused(_ dialect: StorageDialect) async throws {
         let streamNamed = #"{"notification_type":"INITIAL_BUY","password":"s3cret","environment":"Sandbox","bid":"com.example.app","unified_receipt":{"environment":"Sandbox","status":0,"latest_receipt_info":[{"quantity":"1","product_id":"pro.monthly","transaction_id":"5000","original_transaction_id":"50\u000000","purchase_date_ms":"\#(Day.ms(0))","expires_date_ms":"\#(Day.ms(30))","is_trial_period":"false"}]}}"#
