@@ -104,6 +104,96 @@ struct ReadBatcherTests {
         #expect(try answers[9]?.get() == "v9@5")
     }
 
+    /// A refused batch is asked again in halves, and only a refused half in halves again: one
+    /// refused key among eight costs six more statements, not eight.
+    @Test func aRefusedBatchIsAskedAgainInHalvesDownToTheRefusedKey() async throws {
+        let load = GatedLoad(failing: [3])
+        let batcher = ReadBatcher<Int, String>(maxBatchesInFlight: 1, maxBatchSize: 8) { try await load.load($0) }
+        let answers = try await withThrowingTaskGroup(of: (Int, Result<String?, any Error>).self) { group in
+            func read(_ key: Int) {
+                group.addTask {
+                    do { return (key, .success(try await batcher.read(key))) } catch { return (key, .failure(error)) }
+                }
+            }
+            read(0)
+            while load.batches.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(1)) }
+            for key in 1...8 {
+                read(key)
+                try await Self.waitUntil(batcher, waiting: key)
+            }
+            load.opener.yield()
+            var answers: [Int: Result<String?, any Error>] = [:]
+            for try await (key, answer) in group { answers[key] = answer }
+            return answers
+        }
+        #expect(load.batches.withLock { $0 } == [[0], [1, 2, 3, 4, 5, 6, 7, 8], [1, 2, 3, 4], [1, 2], [3, 4], [3], [4], [5, 6, 7, 8]])
+        #expect(throws: EventStoreError.self) { try answers[3]?.get() }
+        for key in [1, 2, 4, 5, 6, 7, 8] {
+            #expect(try answers[key]?.get()?.hasPrefix("v\(key)@") == true, "key \(key)")
+        }
+    }
+
+    /// The batch's leader is cancelled (its client went away) while it asks a refused batch again:
+    /// the other readers of that batch read again in a batch of their own and get their answers,
+    /// the refused key its error, and only the leader's read ends cancelled.
+    @Test func cancellingTheLeaderWhileItAsksAgainLeavesTheOthersToReadAgain() async throws {
+        /// Holds the first batch at `gate` until `opener` yields, and the third (the refused batch's
+        /// first ask again) at `held` until its task is cancelled; fails every batch holding 3.
+        final class Load: Sendable {
+            let batches = Mutex<[[Int]]>([])
+            let (gate, opener) = AsyncStream<Void>.makeStream()
+            let (held, holder) = AsyncStream<Void>.makeStream()
+            func load(_ keys: [Int]) async throws -> [Int: String] {
+                let count = batches.withLock { batches in
+                    batches.append(keys)
+                    return batches.count
+                }
+                if count == 1 {
+                    for await _ in gate { break }
+                } else if count == 3 {
+                    for await _ in held { break }
+                }
+                if keys.contains(3) { throw EventStoreError(.invalidEvent, "batch failed") }
+                return Dictionary(uniqueKeysWithValues: keys.map { ($0, "v\($0)") })
+            }
+        }
+        let load = Load()
+        let batcher = ReadBatcher<Int, String>(maxBatchesInFlight: 1, maxBatchSize: 8) { try await load.load($0) }
+        try await withThrowingTaskGroup(of: (Int, Result<String?, any Error>).self) { group in
+            func read(_ key: Int) {
+                group.addTask {
+                    do { return (key, .success(try await batcher.read(key))) } catch { return (key, .failure(error)) }
+                }
+            }
+            // 0 holds the only slot, so 1 to 4 queue; 1 queued first, so it leads their batch.
+            read(0)
+            while load.batches.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(1)) }
+            let leader = Task { try await batcher.read(1) }
+            try await Self.waitUntil(batcher, waiting: 1)
+            for key in 2...4 {
+                read(key)
+                try await Self.waitUntil(batcher, waiting: key)
+            }
+            load.opener.yield()
+            for _ in 0..<2_000 where load.batches.withLock({ $0.count }) < 3 {
+                try await Task.sleep(for: .milliseconds(1))
+            }
+            #expect(load.batches.withLock { Array($0.prefix(2)) } == [[0], [1, 2, 3, 4]])
+            leader.cancel()
+            await #expect(throws: CancellationError.self) { try await leader.value }
+            var answers: [Int: Result<String?, any Error>] = [:]
+            for try await (key, answer) in group { answers[key] = answer }
+            #expect(try answers[0]?.get() == "v0")
+            #expect(try answers[2]?.get() == "v2")
+            #expect(try answers[4]?.get() == "v4")
+            #expect(throws: EventStoreError.self) { try answers[3]?.get() }
+            // 2 to 4 went round again: a batch after the cancelled one held each of them.
+            let after = load.batches.withLock { Array($0.dropFirst(3)) }
+            #expect(Set(after.joined()) == [2, 3, 4], "\(after)")
+        }
+        #expect(batcher.waitingCount == 0)
+    }
+
     /// Any other failure (an outage, a statement timeout) fails every read of the batch, and is not
     /// asked again key by key.
     @Test(arguments: [EventStoreError.Code.storageUnavailable, .databaseError])
