@@ -17,16 +17,19 @@ extension PostgresEventStore {
             for try await id in try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.insertRejection, binds: binds), logger: logger).decode(Int64.self) {
                 inserted = id
             }
-            // Trimming every hundredth insert keeps the table bounded without a delete per request.
-            // The row is kept by then: a failed trim is logged, not thrown, or the refusal would be
-            // answered as the store's failure and kept twice when Apple sends it again.
-            if inserted > Int64(rejectionLimit) && inserted % 100 == 0 {
+            // Every insert past the limit trims, as SQLite's does: trimming only on every hundredth
+            // id let a gap in the sequence (an insert rolled back, ids cached by another session)
+            // skip a trim, and the table outgrow its bound. A trim that finds nothing to delete is
+            // one probe of the primary key. The row is kept by then: a failed trim is logged, not
+            // thrown, or the refusal would be answered as the store's failure and kept twice when
+            // Apple sends it again.
+            if inserted > Int64(rejectionLimit) {
                 var trim = PostgresBindings()
                 trim.append(inserted - Int64(rejectionLimit))
                 do {
                     _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.trimRejections, binds: trim), logger: logger)
                 } catch {
-                    logger.warning("could not trim the rejections table; the next hundredth refusal tries again", metadata: ["error": "\(Self.unwrap(error))"])
+                    logger.warning("could not trim the rejections table; the next refusal tries again", metadata: ["error": "\(Self.unwrap(error))"])
                 }
             }
         }

@@ -29,6 +29,34 @@ struct RejectionContractTests {
         }
     }
 
+    /// The bound holds after every refusal, on both stores. PostgreSQL trimmed only when a row's id
+    /// was a multiple of a hundred, so the table ran up to 99 rows past its bound, and a gap in the
+    /// sequence that skipped such an id (an insert rolled back) put the trim off by a hundred more.
+    /// (SQLite's ids have no gaps but for a rolled-back insert.)
+    @Test(arguments: TestDatabases.dialects)
+    func theBoundHoldsAfterEveryRefusalAndPastAGapInTheIds(_ dialect: StorageDialect) async throws {
+        try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
+            try await Self.seed(rejectionLimit, into: fixture)
+            try await fixture.store.recordRejection(source: "POST /hook", code: "invalid_signature", detail: "next", body: Data("{}".utf8), requestID: nil)
+            #expect(try await fixture.store.rejections(limit: rejectionLimit + 100).count == rejectionLimit)
+            if dialect == .postgres {
+                // The next id is one past a multiple of a hundred: the hundredth was skipped.
+                let raw = try #require(fixture.rawPostgres)
+                _ = try await raw.query(PostgresQuery(unsafeSQL: """
+                    SELECT setval(pg_get_serial_sequence('\(fixture.location).rejections', 'id'), \(rejectionLimit + 200))
+                    """), logger: TestDatabases.logger)
+            }
+            for index in 0..<3 {
+                try await fixture.store.recordRejection(source: "POST /hook", code: "invalid_signature", detail: "after-\(index)", body: Data("{}".utf8), requestID: nil)
+            }
+            // The bound is on ids: rows whose id is more than the limit below the newest go, so past
+            // a gap of 200 ids the table holds 199 fewer (the old trim would have kept 10,003 here).
+            let kept = try await fixture.store.rejections(limit: rejectionLimit + 100)
+            #expect(kept.count == (dialect == .postgres ? rejectionLimit - 199 : rejectionLimit))
+            #expect(kept.first?.detail == "after-2")
+        }
+    }
+
     /// Anyone can post a webhook, so a refused body may hold anything, a NUL included (a V1 `bid` of
     /// `"\u0000"` is repeated in the detail). PostgreSQL's text cannot hold NUL; the rejection is still
     /// kept, with U+FFFD in its place, and bytes that are not UTF-8 read back as U+FFFD on both stores.
