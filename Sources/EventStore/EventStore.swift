@@ -104,7 +104,8 @@ public protocol EventStore: Sendable {
 
     /// A document and every document of `relatedModel` whose key is a key of the JSON object at `path`
     /// inside it, as one consistent read: an entitlement read needs a user and that user's chains.
-    /// Nil if the document does not exist.
+    /// Nil if the document does not exist. A step of `path` holding `"` or U+0000, or a
+    /// `relatedModel` holding U+0000, is refused as `invalid_event` (see `MemberPath`).
     func document(model: String, key: String, relatedModel: String, keysAt path: [String]) async throws -> DocumentWithRelated?
 
     /// How many stored events carry a transaction id the database server has not reached, which
@@ -117,7 +118,8 @@ public protocol EventStore: Sendable {
     /// two ends of a transfer in the wrong order for `as_of`). Nil for SQLite: one process, one clock.
     func readServerClock() async throws -> ClockReading?
 
-    /// Every read-model document, sorted by model and key (for `replay --check`).
+    /// Every read-model document, sorted by model, then key, each compared by its UTF-8 bytes
+    /// whatever the database's collation (for `replay --check`).
     func projectionDocuments() async throws -> [ProjectionDocument]
 
     /// Replaces every read-model document at once: writes `documents` into a fresh table, then swaps it
@@ -127,7 +129,8 @@ public protocol EventStore: Sendable {
     /// of read models and counts the events first; if there are more, the documents would miss
     /// facts, so nothing changes and it throws `EventStoreError.Code.rebuildOutdated`. A store whose
     /// swap waits for other transactions gives up after a bounded wait, changing nothing, with
-    /// `EventStoreError.Code.rebuildBlocked` (PostgreSQL: three waits of 1 s).
+    /// `EventStoreError.Code.rebuildBlocked` (PostgreSQL: three waits of 1 s). Documents naming one
+    /// (model, key) twice, or holding U+0000 in a name, are refused as `invalid_event` before any of it.
     func replaceProjections(with documents: [ProjectionDocument], foldedEvents: Int) async throws
 
     /// How many events the store holds.

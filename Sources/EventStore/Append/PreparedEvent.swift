@@ -27,18 +27,22 @@ struct PreparedEvent: Sendable {
     }
 
     /// The first non-space byte must open an object; the database validates the rest, but for a
-    /// NUL byte, which JSON text never holds raw: SQLite's check stops reading at one (so `{}` and
-    /// anything after it passed) and its text columns read back cut there.
+    /// NUL byte, which JSON text never holds raw (SQLite's check stops reading at one, so `{}` and
+    /// anything after it passed, and its text columns read back cut there), and for nesting deeper
+    /// than the two databases both take (``JSONNesting``).
     static func requireObject(_ bytes: Data, field: String) throws(EventStoreError) {
         guard let first = bytes.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }), first == UInt8(ascii: "{") else {
             throw EventStoreError(.invalidEvent, "event \(field) must be a JSON object")
         }
-        let holdsNUL = bytes.withUnsafeBytes { raw in
-            guard let start = raw.baseAddress else { return false }
-            return memchr(start, 0, raw.count) != nil
+        let (holdsNUL, nestsTooDeep) = bytes.withUnsafeBytes { raw in
+            guard let start = raw.baseAddress else { return (false, false) }
+            return (memchr(start, 0, raw.count) != nil, JSONNesting.exceedsLimit(raw))
         }
         guard !holdsNUL else {
             throw EventStoreError(.invalidEvent, "event \(field) must be a JSON object: it holds a NUL byte")
+        }
+        guard !nestsTooDeep else {
+            throw EventStoreError(.invalidEvent, "event \(field) nests objects and arrays more than \(JSONNesting.limit) deep")
         }
         guard String(data: bytes, encoding: .utf8) != nil else {
             throw EventStoreError(.invalidEvent, "event \(field) must be UTF-8")

@@ -62,6 +62,7 @@ extension PostgresEventStore {
 
     /// Concurrent calls share batches (see `ReadBatcher`): one statement answers many users.
     public func document(model: String, key: String, relatedModel: String, keysAt path: [String]) async throws -> DocumentWithRelated? {
+        try MemberPath.require(path, relatedModel: relatedModel)
         guard StoredName.isStorable(model: model, key: key) else { return nil }
         do {
             return try await withStorageErrors {
@@ -129,6 +130,7 @@ extension PostgresEventStore {
     }
 
     public func replaceProjections(with documents: [ProjectionDocument], foldedEvents: Int) async throws {
+        try StoredName.require(replacing: documents)
         try await withStorageErrors {
             try await connections.withConnection { connection in
                 _ = try await connection.query(PostgresQuery(unsafeSQL: PostgresSQL.dropRebuild), logger: logger)

@@ -261,7 +261,8 @@ enum PostgresSQL {
         ORDER BY stream_id
         """
 
-    static let allDocuments = "SELECT model, key, data FROM projections ORDER BY model, key"
+    /// In byte order, as SQLite's: the database's own collation may be a language's.
+    static let allDocuments = #"SELECT model, key, data FROM projections ORDER BY model COLLATE "C", key COLLATE "C""#
 
     static let dropRebuild = "DROP TABLE IF EXISTS projections_rebuild"
     static let createRebuild = "CREATE TABLE projections_rebuild (LIKE projections INCLUDING ALL)"

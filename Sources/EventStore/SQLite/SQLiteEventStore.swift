@@ -377,12 +377,8 @@ public final class SQLiteEventStore: EventStore {
     /// One statement: separate reads of the user and of each chain could straddle a commit and mix
     /// a user document with chains of another moment.
     public func document(model: String, key: String, relatedModel: String, keysAt path: [String]) async throws -> DocumentWithRelated? {
-        // Quoted members, so a step with a dot or a bracket is still one step; SQLite's path syntax
-        // has no escape for a double quote inside one.
-        guard !path.contains(where: { $0.contains("\"") }) else {
-            throw EventStoreError(.databaseError, "a JSON path step for SQLite may not hold a double quote: \(path)")
-        }
-        let jsonPath = "$" + path.map { ".\"" + $0 + "\"" }.joined()
+        try MemberPath.require(path, relatedModel: relatedModel)
+        let jsonPath = MemberPath.sqlite(path)
         let rows: [SQLiteRow]
         do {
             rows = try await withStorageErrors {
@@ -413,6 +409,7 @@ public final class SQLiteEventStore: EventStore {
     }
 
     public func replaceProjections(with documents: [ProjectionDocument], foldedEvents: Int) async throws {
+        try StoredName.require(replacing: documents)
         try await writeTransaction {
             // BEGIN IMMEDIATE holds every other writer off, this process's and any other's, until
             // the swap commits: the count cannot change under it.

@@ -27,6 +27,20 @@ enum StoredName {
         }
     }
 
+    /// Refuses a set of documents that would replace the read models unless each name can be stored
+    /// and none comes twice (PostgreSQL's unique key answered that as a lost race, SQLite's as a
+    /// database error).
+    static func require(replacing documents: [ProjectionDocument]) throws(EventStoreError) {
+        var seen: Set<DocumentKey> = []
+        seen.reserveCapacity(documents.count)
+        for document in documents {
+            try require(model: document.model, key: document.key)
+            guard seen.insert(DocumentKey(model: document.model, key: document.key)).inserted else {
+                throw EventStoreError(.invalidEvent, "the read models to swap in hold \(document.model) \(document.key.debugDescription) twice")
+            }
+        }
+    }
+
     /// Refuses what a write's lock statement names before its appends, as the appends would.
     static func require(streams: [String], dedupeKeys: [String], documents: [DocumentKey] = []) throws(EventStoreError) {
         for stream in streams { try require(stream, field: "stream id") }

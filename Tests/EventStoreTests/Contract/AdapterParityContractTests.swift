@@ -1,6 +1,7 @@
 import EventStore
 import EventStoreTesting
 import Foundation
+import PostgresNIO
 import Synchronization
 import Testing
 
@@ -112,6 +113,107 @@ struct AdapterParityContractTests {
             let largest = NewEvent(type: "t", schemaVersion: Int(Int32.max), data: Data("{}".utf8))
             _ = try await fixture.store.append(to: "s", [largest])
             #expect(try await fixture.store.readStream("s").map(\.schemaVersion) == [Int(Int32.max)])
+        }
+    }
+
+    /// Event data nested deeper than SQLite's JSON functions take (1,000 objects and arrays) was
+    /// refused by SQLite's check and stored by PostgreSQL up to several thousand levels, past which
+    /// it failed with a stack error (a database error). Both refuse it now, before any statement.
+    @Test(arguments: TestDatabases.dialects)
+    func eventDataNestedPastAThousandLevelsIsAnInvalidEvent(_ dialect: StorageDialect) async throws {
+        @Sendable func nested(_ depth: Int) -> Data {
+            Data(("{\"a\":" + String(repeating: "[", count: depth - 1) + String(repeating: "]", count: depth - 1) + "}").utf8)
+        }
+        try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
+            let store = fixture.store
+            for depth in [1_001, 5_000, 20_000] {
+                await Self.expectInvalidEvent("data \(depth) deep") {
+                    _ = try await store.append(to: "s", [NewEvent(type: "t", data: nested(depth))])
+                }
+                await Self.expectInvalidEvent("metadata \(depth) deep") {
+                    try await store.transaction { transaction in
+                        _ = try await transaction.append([StreamAppend(stream: "s", events: [NewEvent(type: "t", data: Data("{}".utf8), metadata: nested(depth))])])
+                    }
+                }
+            }
+            #expect(try await store.eventCount() == 0)
+            _ = try await store.append(to: "s", [NewEvent(type: "t", data: nested(1_000), metadata: nested(1_000))])
+            #expect(try await store.readStream("s").first?.data == nested(1_000))
+        }
+    }
+
+    /// Read models to swap in that name one document twice, or a document with U+0000 in its name,
+    /// are refused as an invalid event before anything changes (PostgreSQL answered the first as a
+    /// lost race and SQLite as a database error; SQLite stored the second cut at the NUL).
+    @Test(arguments: TestDatabases.dialects)
+    func readModelsToSwapInAreRefusedWholeForATwiceNamedOrNULNamedDocument(_ dialect: StorageDialect) async throws {
+        try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
+            let store = fixture.store
+            try await store.transaction { try await $0.putDocument(model: "chain", key: "live", data: Data(#"{"live":true}"#.utf8)) }
+            let live = try await store.projectionDocuments()
+            let twice = [
+                ProjectionDocument(model: "chain", key: "a", data: Data(#"{"n":1}"#.utf8)),
+                ProjectionDocument(model: "user", key: "a", data: Data(#"{"n":2}"#.utf8)),
+                ProjectionDocument(model: "chain", key: "a", data: Data(#"{"n":3}"#.utf8)),
+            ]
+            await Self.expectInvalidEvent("one document twice") {
+                try await store.replaceProjections(with: twice, foldedEvents: 0)
+            }
+            await Self.expectInvalidEvent("a document named with NUL") {
+                try await store.replaceProjections(with: [ProjectionDocument(model: "chain", key: "a\u{0}b", data: Data("{}".utf8))], foldedEvents: 0)
+            }
+            #expect(try await store.projectionDocuments() == live)
+            // The same model under two keys, and one key under two models, are distinct documents.
+            try await store.replaceProjections(with: Array(twice.prefix(2)), foldedEvents: 0)
+            #expect(try await store.projectionDocuments().map { "\($0.model)/\($0.key)" } == ["chain/a", "user/a"])
+        }
+    }
+
+    /// Every document comes back in the order of its model's and key's UTF-8 bytes, as SQLite's do.
+    /// PostgreSQL ordered by the database's collation, which a cluster made with a language's locale
+    /// sets (the tests' cluster is made without one, so here the key column takes ICU's root
+    /// collation to stand in for it).
+    @Test(arguments: TestDatabases.dialects)
+    func documentsComeBackInByteOrderWhateverTheCollation(_ dialect: StorageDialect) async throws {
+        try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
+            let store = fixture.store
+            if dialect == .postgres {
+                let raw = try #require(fixture.rawPostgres)
+                _ = try await raw.query(PostgresQuery(unsafeSQL: """
+                    ALTER TABLE \(fixture.location).projections ALTER COLUMN key TYPE text COLLATE "und-x-icu"
+                    """), logger: TestDatabases.logger)
+            }
+            let keys = ["b", "Z", "\u{E9}", "a", "B", "\u{E4}", "a1", "A"]
+            try await store.transaction { transaction in
+                for key in keys {
+                    try await transaction.putDocument(model: "chain", key: key, data: Data("{}".utf8))
+                }
+            }
+            let expected = keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            #expect(expected == ["A", "B", "Z", "a", "a1", "b", "\u{E4}", "\u{E9}"])
+            #expect(try await store.projectionDocuments().map(\.key) == expected)
+        }
+    }
+
+    /// A related read whose path step holds `"` (SQLite's path syntax has no escape for one) or
+    /// U+0000, or whose related model holds U+0000, is an invalid event on both stores: SQLite
+    /// answered the first as a database error and PostgreSQL read it; PostgreSQL refused NUL as a
+    /// database error. A step with a dot or a bracket is still one member on both.
+    @Test(arguments: TestDatabases.dialects)
+    func aRelatedReadsPathIsReadAlikeOrRefusedAlike(_ dialect: StorageDialect) async throws {
+        try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
+            let store = fixture.store
+            try await store.transaction { transaction in
+                try await transaction.putDocument(model: "user", key: "u", data: Data(#"{"a.b[0]":{"c":1},"q\"":{"c":1}}"#.utf8))
+                try await transaction.putDocument(model: "chain", key: "c", data: Data("{}".utf8))
+            }
+            let dotted = try #require(try await store.document(model: "user", key: "u", relatedModel: "chain", keysAt: ["a.b[0]"]))
+            #expect(dotted.related.map(\.key) == ["c"])
+            for (path, related) in [(["q\""], "chain"), (["a\u{0}"], "chain"), (["a.b[0]"], "chain\u{0}")] {
+                await Self.expectInvalidEvent("path \(path) of \(related.debugDescription)") {
+                    _ = try await store.document(model: "user", key: "u", relatedModel: related, keysAt: path)
+                }
+            }
         }
     }
 
