@@ -104,8 +104,9 @@ public protocol EventStore: Sendable {
 
     /// A document and every document of `relatedModel` whose key is a key of the JSON object at `path`
     /// inside it, as one consistent read: an entitlement read needs a user and that user's chains.
-    /// Nil if the document does not exist. A step of `path` holding `"` or U+0000, or a
-    /// `relatedModel` holding U+0000, is refused as `invalid_event` (see `MemberPath`).
+    /// Nil if the document does not exist. A step of `path` names one member whatever it holds (a
+    /// dot, a bracket, a quote); one holding U+0000, or a `relatedModel` holding it, is refused as
+    /// `invalid_event` (see `MemberPath`).
     func document(model: String, key: String, relatedModel: String, keysAt path: [String]) async throws -> DocumentWithRelated?
 
     /// How many stored events carry a transaction id the database server has not reached, which

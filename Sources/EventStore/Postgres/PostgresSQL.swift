@@ -261,7 +261,8 @@ enum PostgresSQL {
         ORDER BY stream_id
         """
 
-    /// In byte order, as SQLite's: the database's own collation may be a language's.
+    /// In byte order, as SQLite's: the database's own collation may be a language's. The primary
+    /// key's index is in that collation, so this sorts the table; its one caller reads it all anyway.
     static let allDocuments = #"SELECT model, key, data FROM projections ORDER BY model COLLATE "C", key COLLATE "C""#
 
     static let dropRebuild = "DROP TABLE IF EXISTS projections_rebuild"

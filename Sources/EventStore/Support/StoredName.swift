@@ -31,11 +31,13 @@ enum StoredName {
     /// and none comes twice (PostgreSQL's unique key answered that as a lost race, SQLite's as a
     /// database error).
     static func require(replacing documents: [ProjectionDocument]) throws(EventStoreError) {
-        var seen: Set<DocumentKey> = []
+        // By bytes, as the databases compare names: Swift's String equality would take "é" and
+        // "e" with a combining accent for one name, which both stores keep as two.
+        var seen: Set<[UInt8]> = []
         seen.reserveCapacity(documents.count)
         for document in documents {
             try require(model: document.model, key: document.key)
-            guard seen.insert(DocumentKey(model: document.model, key: document.key)).inserted else {
+            guard seen.insert(Array(document.model.utf8) + [0] + Array(document.key.utf8)).inserted else {
                 throw EventStoreError(.invalidEvent, "the read models to swap in hold \(document.model) \(document.key.debugDescription) twice")
             }
         }

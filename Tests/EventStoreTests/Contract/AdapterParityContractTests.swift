@@ -118,22 +118,21 @@ struct AdapterParityContractTests {
 
     /// Event data nested deeper than SQLite's JSON functions take (1,000 objects and arrays) was
     /// refused by SQLite's check and stored by PostgreSQL up to several thousand levels, past which
-    /// it failed with a stack error (a database error). Both refuse it now, before any statement.
-    @Test(arguments: TestDatabases.dialects)
-    func eventDataNestedPastAThousandLevelsIsAnInvalidEvent(_ dialect: StorageDialect) async throws {
+    /// it failed with a stack error (a database error). Both refuse it now, before any statement, in
+    /// data and in metadata, and both keep 1,000 levels.
+    @Test(arguments: TestDatabases.dialects, [1_001, 5_000, 20_000])
+    func eventDataNestedPastAThousandLevelsIsAnInvalidEvent(_ dialect: StorageDialect, depth: Int) async throws {
         @Sendable func nested(_ depth: Int) -> Data {
             Data(("{\"a\":" + String(repeating: "[", count: depth - 1) + String(repeating: "]", count: depth - 1) + "}").utf8)
         }
         try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
             let store = fixture.store
-            for depth in [1_001, 5_000, 20_000] {
-                await Self.expectInvalidEvent("data \(depth) deep") {
-                    _ = try await store.append(to: "s", [NewEvent(type: "t", data: nested(depth))])
-                }
-                await Self.expectInvalidEvent("metadata \(depth) deep") {
-                    try await store.transaction { transaction in
-                        _ = try await transaction.append([StreamAppend(stream: "s", events: [NewEvent(type: "t", data: Data("{}".utf8), metadata: nested(depth))])])
-                    }
+            await Self.expectInvalidEvent("data \(depth) deep") {
+                _ = try await store.append(to: "s", [NewEvent(type: "t", data: nested(depth))])
+            }
+            await Self.expectInvalidEvent("metadata \(depth) deep") {
+                try await store.transaction { transaction in
+                    _ = try await transaction.append([StreamAppend(stream: "s", events: [NewEvent(type: "t", data: Data("{}".utf8), metadata: nested(depth))])])
                 }
             }
             #expect(try await store.eventCount() == 0)
@@ -163,56 +162,73 @@ struct AdapterParityContractTests {
                 try await store.replaceProjections(with: [ProjectionDocument(model: "chain", key: "a\u{0}b", data: Data("{}".utf8))], foldedEvents: 0)
             }
             #expect(try await store.projectionDocuments() == live)
-            // The same model under two keys, and one key under two models, are distinct documents.
-            try await store.replaceProjections(with: Array(twice.prefix(2)), foldedEvents: 0)
-            #expect(try await store.projectionDocuments().map { "\($0.model)/\($0.key)" } == ["chain/a", "user/a"])
+            // One key under two models, and two keys Swift's String equality takes for one ("é"
+            // composed and decomposed), are distinct documents, as both databases store them.
+            let distinct = Array(twice.prefix(2)) + ["\u{E9}", "e\u{301}"].map { ProjectionDocument(model: "chain", key: $0, data: Data("{}".utf8)) }
+            try await store.replaceProjections(with: distinct, foldedEvents: 0)
+            #expect(try await store.projectionDocuments().map { "\($0.model)/\($0.key)" } == ["chain/a", "chain/e\u{301}", "chain/\u{E9}", "user/a"])
         }
     }
 
     /// Every document comes back in the order of its model's and key's UTF-8 bytes, as SQLite's do.
     /// PostgreSQL ordered by the database's collation, which a cluster made with a language's locale
-    /// sets (the tests' cluster is made without one, so here the key column takes ICU's root
-    /// collation to stand in for it).
+    /// sets (the tests' cluster is made without one, so here the model and key columns take ICU's
+    /// root collation to stand in for it).
     @Test(arguments: TestDatabases.dialects)
     func documentsComeBackInByteOrderWhateverTheCollation(_ dialect: StorageDialect) async throws {
         try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
             let store = fixture.store
             if dialect == .postgres {
                 let raw = try #require(fixture.rawPostgres)
-                _ = try await raw.query(PostgresQuery(unsafeSQL: """
-                    ALTER TABLE \(fixture.location).projections ALTER COLUMN key TYPE text COLLATE "und-x-icu"
-                    """), logger: TestDatabases.logger)
+                for column in ["model", "key"] {
+                    _ = try await raw.query(PostgresQuery(unsafeSQL: """
+                        ALTER TABLE \(fixture.location).projections ALTER COLUMN \(column) TYPE text COLLATE "und-x-icu"
+                        """), logger: TestDatabases.logger)
+                }
             }
             let keys = ["b", "Z", "\u{E9}", "a", "B", "\u{E4}", "a1", "A"]
             try await store.transaction { transaction in
-                for key in keys {
-                    try await transaction.putDocument(model: "chain", key: key, data: Data("{}".utf8))
+                for model in ["alpha", "Zed"] {
+                    for key in keys {
+                        try await transaction.putDocument(model: model, key: key, data: Data("{}".utf8))
+                    }
                 }
             }
-            let expected = keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-            #expect(expected == ["A", "B", "Z", "a", "a1", "b", "\u{E4}", "\u{E9}"])
-            #expect(try await store.projectionDocuments().map(\.key) == expected)
+            let sorted = keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            #expect(sorted == ["A", "B", "Z", "a", "a1", "b", "\u{E4}", "\u{E9}"])
+            let expected = sorted.map { "Zed/\($0)" } + sorted.map { "alpha/\($0)" }
+            #expect(try await store.projectionDocuments().map { "\($0.model)/\($0.key)" } == expected)
         }
     }
 
-    /// A related read whose path step holds `"` (SQLite's path syntax has no escape for one) or
-    /// U+0000, or whose related model holds U+0000, is an invalid event on both stores: SQLite
-    /// answered the first as a database error and PostgreSQL read it; PostgreSQL refused NUL as a
-    /// database error. A step with a dot or a bracket is still one member on both.
-    @Test(arguments: TestDatabases.dialects)
-    func aRelatedReadsPathIsReadAlikeOrRefusedAlike(_ dialect: StorageDialect) async throws {
+    /// A step of a related read's path names one member on both stores, whatever it holds: a dot or
+    /// a bracket, a quote, a backslash (SQLite read `a\\b` as no member, refused a step ending in a
+    /// backslash and one holding a quote as database errors, where PostgreSQL found each member).
+    @Test(arguments: TestDatabases.dialects, ["a.b[0]", "q\"", "a\\b", "x\\", "\\\"", "plain"])
+    func aRelatedReadsPathStepNamesOneMemberWhateverItHolds(_ dialect: StorageDialect, step: String) async throws {
         try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
             let store = fixture.store
+            let user = try JSONSerialization.data(withJSONObject: [step: ["c": 1], "plain\\": ["d": 1]])
             try await store.transaction { transaction in
-                try await transaction.putDocument(model: "user", key: "u", data: Data(#"{"a.b[0]":{"c":1},"q\"":{"c":1}}"#.utf8))
-                try await transaction.putDocument(model: "chain", key: "c", data: Data("{}".utf8))
-            }
-            let dotted = try #require(try await store.document(model: "user", key: "u", relatedModel: "chain", keysAt: ["a.b[0]"]))
-            #expect(dotted.related.map(\.key) == ["c"])
-            for (path, related) in [(["q\""], "chain"), (["a\u{0}"], "chain"), (["a.b[0]"], "chain\u{0}")] {
-                await Self.expectInvalidEvent("path \(path) of \(related.debugDescription)") {
-                    _ = try await store.document(model: "user", key: "u", relatedModel: related, keysAt: path)
+                try await transaction.putDocument(model: "user", key: "u", data: user)
+                for key in ["c", "d"] {
+                    try await transaction.putDocument(model: "chain", key: key, data: Data("{}".utf8))
                 }
+            }
+            let read = try #require(try await store.document(model: "user", key: "u", relatedModel: "chain", keysAt: [step]))
+            #expect(read.related.map(\.key) == ["c"], "step \(step.debugDescription)")
+        }
+    }
+
+    /// A path step or a related model holding U+0000 is an invalid event on both stores (SQLite
+    /// read the step cut at the NUL; PostgreSQL refused it as a database error).
+    @Test(arguments: TestDatabases.dialects, [(["a\u{0}"], "chain"), (["a"], "chain\u{0}")])
+    func aRelatedReadNamingNULIsAnInvalidEvent(_ dialect: StorageDialect, read: ([String], String)) async throws {
+        try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
+            let store = fixture.store
+            try await store.transaction { try await $0.putDocument(model: "user", key: "u", data: Data(#"{"a":{"c":1}}"#.utf8)) }
+            await Self.expectInvalidEvent("path \(read.0) of \(read.1.debugDescription)") {
+                _ = try await store.document(model: "user", key: "u", relatedModel: read.1, keysAt: read.0)
             }
         }
     }

@@ -32,7 +32,7 @@ struct RejectionContractTests {
     /// The bound holds after every refusal, on both stores. PostgreSQL trimmed only when a row's id
     /// was a multiple of a hundred, so the table ran up to 99 rows past its bound, and a gap in the
     /// sequence that skipped such an id (an insert rolled back) put the trim off by a hundred more.
-    /// (SQLite's ids have no gaps but for a rolled-back insert.)
+    /// (SQLite's ids have no gaps: its sequence rolls back with the insert.)
     @Test(arguments: TestDatabases.dialects)
     func theBoundHoldsAfterEveryRefusalAndPastAGapInTheIds(_ dialect: StorageDialect) async throws {
         try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
@@ -50,7 +50,7 @@ struct RejectionContractTests {
                 try await fixture.store.recordRejection(source: "POST /hook", code: "invalid_signature", detail: "after-\(index)", body: Data("{}".utf8), requestID: nil)
             }
             // The bound is on ids: rows whose id is more than the limit below the newest go, so past
-            // a gap of 200 ids the table holds 199 fewer (the old trim would have kept 10,003 here).
+            // a gap of 200 ids the table holds 199 fewer (the old trim kept 10,004 here).
             let kept = try await fixture.store.rejections(limit: rejectionLimit + 100)
             #expect(kept.count == (dialect == .postgres ? rejectionLimit - 199 : rejectionLimit))
             #expect(kept.first?.detail == "after-2")
