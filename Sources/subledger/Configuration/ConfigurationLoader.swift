@@ -78,7 +78,7 @@ struct ConfigurationLoader {
         // `flatten` has refused every unknown key.
         let keys = Dictionary(uniqueKeysWithValues: ConfigurationKey.all.map { ($0.path, $0) })
         let byEnvironmentName = Dictionary(uniqueKeysWithValues: ConfigurationKey.all.map { ($0.environmentName, $0) })
-        for (name, value) in environment where name.hasPrefix("SUBLEDGER_") && !name.hasPrefix("SUBLEDGER_TEST_") {
+        for (name, value) in environment where OverrideName.isOverride(name) {
             guard let key = byEnvironmentName[name] else {
                 throw ConfigurationError(
                     key: name,

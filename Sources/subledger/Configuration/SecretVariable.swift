@@ -13,7 +13,7 @@ enum SecretVariable {
     /// Refuses a `*_env` key naming a variable that starts `SUBLEDGER_`: such a variable is read as a
     /// configuration override, so once set it stopped every command as an unknown one, with a message
     /// that did not say the configuration had named it.
-    /// `SUBLEDGER_TEST_*` names pass: those variables are no overrides.
+    /// Names the tooling sets (`OverrideName`) pass: those variables are no overrides.
     static func refuseOverrideNames(values: [String: String], sections: [String: Node], environment: [String: String]) throws {
         var named: [(key: String, variable: String)] = []
         let receiptOverride = "SUBLEDGER_APPLE_VERIFY_RECEIPT_SHARED_SECRET_ENV"
@@ -27,7 +27,7 @@ enum SecretVariable {
                 if let variable = app["shared_secret_env"]?.string { named.append(("apple.apps[\(index)].shared_secret_env", variable)) }
             }
         }
-        for (key, variable) in named where variable.hasPrefix("SUBLEDGER_") && !variable.hasPrefix("SUBLEDGER_TEST_") {
+        for (key, variable) in named where OverrideName.isOverride(variable) {
             throw ConfigurationError(
                 key: key,
                 message: "names \(variable), but variables starting SUBLEDGER_ are configuration overrides (set, it would be refused as an unknown one); name the secret's variable without that prefix, such as APPLE_SHARED_SECRET"

@@ -372,6 +372,19 @@ struct StructuredConfigurationTests {
         #expect(try ConfigurationLoader(environment: test).load(yaml: "").verifyReceiptSharedSecret == "s")
     }
 
+    /// The variables the project's own tooling sets are no overrides, so one left exported in a
+    /// shell (`export SUBLEDGER_FUZZ=1` before `swift build`) does not stop every command; a name
+    /// that only starts alike still is one, and refused as unknown.
+    @Test(arguments: ["SUBLEDGER_TEST_ANYTHING", "SUBLEDGER_FUZZ", "SUBLEDGER_FUZZ_TARGET"])
+    func theToolingsVariablesAreNoOverrides(_ name: String) throws {
+        #expect(try ConfigurationLoader(environment: [name: "1"]).load(yaml: "").httpPort == 8080)
+    }
+
+    @Test(arguments: ["SUBLEDGER_FUZZY", "SUBLEDGER_TESTING"])
+    func aNameThatOnlyStartsLikeTheToolingsIsAnUnknownOverride(_ name: String) {
+        #expect(throws: ConfigurationError.self) { try ConfigurationLoader(environment: [name: "1"]).load(yaml: "") }
+    }
+
     /// A secret variable set but empty (Docker Compose passes an unset `${VAR}` on as empty) is told
     /// apart from one not set, for either key that names one.
     @Test func anEmptySecretVariableIsToldApartFromAnUnsetOne() {
