@@ -67,11 +67,14 @@ struct ReadBatcherTests {
         #expect(batcher.waitingCount == 0)
     }
 
-    /// Reads 0 alone (its batch held at the gate), queues 7, 8 and 9 behind it in batches of at most
-    /// 2 ([7, 8], then [9]), opens the gate and answers each key's read: its value, or its error.
-    static func readSevenEightNineBehindZero(failing code: EventStoreError.Code) async throws -> (answers: [Int: Result<String?, any Error>], batches: [[Int]]) {
-        let load = GatedLoad(failing: [7], with: code)
-        let batcher = ReadBatcher<Int, String>(maxBatchesInFlight: 1, maxBatchSize: 2) { try await load.load($0) }
+    /// Reads 0 alone (its batch held at the gate), queues `keys` behind it one by one in batches of
+    /// at most `batchSize`, opens the gate and answers each key's read: its value, or its error
+    /// (a batch holding a key of `failing` fails with `code`).
+    static func read(
+        _ keys: [Int], behindZero batchSize: Int, failing: Set<Int>, with code: EventStoreError.Code = .invalidEvent
+    ) async throws -> (answers: [Int: Result<String?, any Error>], batches: [[Int]]) {
+        let load = GatedLoad(failing: failing, with: code)
+        let batcher = ReadBatcher<Int, String>(maxBatchesInFlight: 1, maxBatchSize: batchSize) { try await load.load($0) }
         let answers = try await withThrowingTaskGroup(of: (Int, Result<String?, any Error>).self) { group in
             func read(_ key: Int) {
                 group.addTask {
@@ -80,7 +83,7 @@ struct ReadBatcherTests {
             }
             read(0)
             while load.batches.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(1)) }
-            for (waiting, key) in [7, 8, 9].enumerated() {
+            for (waiting, key) in keys.enumerated() {
                 read(key)
                 try await Self.waitUntil(batcher, waiting: waiting + 1)
             }
@@ -96,7 +99,7 @@ struct ReadBatcherTests {
     /// (here of one key each), within the batch: the key that fails fails alone, the others of its
     /// batch get their values, and the next batch waits for it, as `maxBatchesInFlight` says.
     @Test func aBatchTheDatabaseRefusesIsReadAgainInHalves() async throws {
-        let (answers, batches) = try await Self.readSevenEightNineBehindZero(failing: .invalidEvent)
+        let (answers, batches) = try await Self.read([7, 8, 9], behindZero: 2, failing: [7])
         #expect(batches == [[0], [7, 8], [7], [8], [9]])
         #expect(try answers[0]?.get() == "v0@1")
         #expect(throws: EventStoreError.self) { try answers[7]?.get() }
@@ -107,26 +110,8 @@ struct ReadBatcherTests {
     /// A refused batch is asked again in halves, and only a refused half in halves again: one
     /// refused key among eight costs six more statements, not eight.
     @Test func aRefusedBatchIsAskedAgainInHalvesDownToTheRefusedKey() async throws {
-        let load = GatedLoad(failing: [3])
-        let batcher = ReadBatcher<Int, String>(maxBatchesInFlight: 1, maxBatchSize: 8) { try await load.load($0) }
-        let answers = try await withThrowingTaskGroup(of: (Int, Result<String?, any Error>).self) { group in
-            func read(_ key: Int) {
-                group.addTask {
-                    do { return (key, .success(try await batcher.read(key))) } catch { return (key, .failure(error)) }
-                }
-            }
-            read(0)
-            while load.batches.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(1)) }
-            for key in 1...8 {
-                read(key)
-                try await Self.waitUntil(batcher, waiting: key)
-            }
-            load.opener.yield()
-            var answers: [Int: Result<String?, any Error>] = [:]
-            for try await (key, answer) in group { answers[key] = answer }
-            return answers
-        }
-        #expect(load.batches.withLock { $0 } == [[0], [1, 2, 3, 4, 5, 6, 7, 8], [1, 2, 3, 4], [1, 2], [3, 4], [3], [4], [5, 6, 7, 8]])
+        let (answers, batches) = try await Self.read(Array(1...8), behindZero: 8, failing: [3])
+        #expect(batches == [[0], [1, 2, 3, 4, 5, 6, 7, 8], [1, 2, 3, 4], [1, 2], [3, 4], [3], [4], [5, 6, 7, 8]])
         #expect(throws: EventStoreError.self) { try answers[3]?.get() }
         for key in [1, 2, 4, 5, 6, 7, 8] {
             #expect(try answers[key]?.get()?.hasPrefix("v\(key)@") == true, "key \(key)")
@@ -201,7 +186,7 @@ struct ReadBatcherTests {
     /// asked again key by key.
     @Test(arguments: [EventStoreError.Code.storageUnavailable, .databaseError])
     func anyOtherFailureFailsTheWholeBatchOnce(_ code: EventStoreError.Code) async throws {
-        let (answers, batches) = try await Self.readSevenEightNineBehindZero(failing: code)
+        let (answers, batches) = try await Self.read([7, 8, 9], behindZero: 2, failing: [7], with: code)
         #expect(batches == [[0], [7, 8], [9]])
         #expect(try answers[0]?.get() == "v0@1")
         #expect(throws: EventStoreError.self) { try answers[7]?.get() }
