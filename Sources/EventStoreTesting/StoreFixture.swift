@@ -16,7 +16,7 @@ public struct StoreFixture: Sendable {
     public func rawExecute(_ sql: String) async throws {
         switch dialect {
         case .postgres:
-            guard let rawPostgres else { return }
+            guard let rawPostgres else { throw EventStoreError(.databaseError, "this PostgreSQL fixture has no raw client") }
             try await rawPostgres.withConnection { connection in
                 _ = try await connection.query(PostgresQuery(unsafeSQL: "SET search_path TO \(location)"), logger: TestDatabases.logger)
                 for statement in sql.split(separator: ";").map({ $0.trimmingCharacters(in: .whitespacesAndNewlines) }) where !statement.isEmpty {
@@ -35,6 +35,42 @@ public struct StoreFixture: Sendable {
             }
             try await connection.close()
         }
+    }
+
+    /// Makes the database itself refuse every insert of an event of `type` from now on (a trigger,
+    /// as an operator could add), so a test can show that what was written with such an event in one
+    /// transaction is rolled back with it.
+    public func refuseInserts(ofType type: String) async throws {
+        let quoted = "'" + type.replacingOccurrences(of: "'", with: "''") + "'"
+        switch dialect {
+        case .postgres:
+            guard let rawPostgres else { throw EventStoreError(.databaseError, "this PostgreSQL fixture has no raw client") }
+            _ = try await rawPostgres.query(PostgresQuery(unsafeSQL: """
+                CREATE OR REPLACE FUNCTION \(location).refuse_test_inserts() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN RAISE EXCEPTION 'this test refuses % events', NEW.type; END $$
+                """), logger: TestDatabases.logger)
+            _ = try await rawPostgres.query(PostgresQuery(unsafeSQL: """
+                CREATE TRIGGER refuse_test_inserts BEFORE INSERT ON \(location).events FOR EACH ROW
+                WHEN (NEW.type = \(quoted)) EXECUTE FUNCTION \(location).refuse_test_inserts()
+                """), logger: TestDatabases.logger)
+        case .sqlite:
+            let connection = try await SQLiteConnection.open(storage: .file(path: location))
+            do {
+                _ = try await connection.query("""
+                    CREATE TRIGGER refuse_test_inserts BEFORE INSERT ON events WHEN NEW.type = \(quoted)
+                    BEGIN SELECT RAISE(ABORT, 'this test refuses these events'); END
+                    """)
+            } catch {
+                try? await connection.close()
+                throw error
+            }
+            try await connection.close()
+        }
+    }
+
+    /// Drops what `refuseInserts(ofType:)` added.
+    public func stopRefusingInserts() async throws {
+        try await rawExecute(dialect == .postgres ? "DROP TRIGGER refuse_test_inserts ON events" : "DROP TRIGGER refuse_test_inserts")
     }
 
     /// SQLite: runs `body` while another connection, as another process writing the file would,

@@ -30,11 +30,20 @@ struct LinkPolicyTests {
     }
 
     /// A client submission that takes a chain from another user records the link and the previous
-    /// owner's unlink in one transaction: no moment where both or neither own it.
+    /// owner's unlink in one transaction: no moment where both or neither own it. With the database
+    /// refusing the unlink, nothing of the submission is kept (on SQLite every cursor's transaction
+    /// is 0, so the comparison below shows it only on PostgreSQL).
     @Test(arguments: TestDatabases.dialects)
     func aSubmittedTransferCommitsTheLinkAndTheUnlinkTogether(_ dialect: StorageDialect) async throws {
         try await H.run(dialect: dialect, policy: .transfer) { h in
             try await h.submit(user: "alice", H.transaction("1000", purchased: 0, expires: 30), at: 0)
+            try await h.fixture.refuseInserts(ofType: "user.unlinked")
+            await #expect(throws: (any Error).self) {
+                try await h.submit(user: "bob", H.transaction("1000", purchased: 0, expires: 30), at: 1)
+            }
+            #expect(try await h.store.eventCount() == 2)
+            #expect(try await h.store.readStream("user-bob").isEmpty)
+            try await h.fixture.stopRefusingInserts()
             try await h.submit(user: "bob", H.transaction("1000", purchased: 0, expires: 30), at: 1)
             let log = try await readLog(h.store, atLeast: 4).events
             let link = try #require(log.first { $0.type == "user.linked" && $0.streamID == "user-bob" })
@@ -46,10 +55,17 @@ struct LinkPolicyTests {
     }
 
     /// A client's submission and the link it asks for are one transaction, as a notification and its
-    /// token's link are: a 200 never leaves the purchase recorded without its owner.
+    /// token's link are: a 200 never leaves the purchase recorded without its owner. With the
+    /// database refusing the link, the fact is not kept either.
     @Test(arguments: TestDatabases.dialects)
     func aSubmissionRecordsItsFactAndItsLinkInOneTransaction(_ dialect: StorageDialect) async throws {
         try await H.run(dialect: dialect) { h in
+            try await h.fixture.refuseInserts(ofType: "user.linked")
+            await #expect(throws: (any Error).self) {
+                try await h.submit(user: "alice", H.transaction("1000", purchased: 0, expires: 30), at: 0)
+            }
+            #expect(try await h.store.eventCount() == 0)
+            try await h.fixture.stopRefusingInserts()
             try await h.submit(user: "alice", H.transaction("1000", purchased: 0, expires: 30), at: 0)
             let log = try await readLog(h.store, atLeast: 2).events
             #expect(log.map(\.type) == ["apple.transaction", "user.linked"])
