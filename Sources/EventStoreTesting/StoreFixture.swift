@@ -68,6 +68,28 @@ public struct StoreFixture: Sendable {
         }
     }
 
+    /// Whether the store's database holds a table named `name` (in the fixture's schema on PostgreSQL).
+    public func tableExists(_ name: String) async throws -> Bool {
+        switch dialect {
+        case .postgres:
+            guard let rawPostgres else { throw EventStoreError(.databaseError, "this PostgreSQL fixture has no raw client") }
+            let rows = try await rawPostgres.query(
+                PostgresQuery(unsafeSQL: "SELECT to_regclass('\(location).\(name)') IS NOT NULL"), logger: TestDatabases.logger
+            ).collect()
+            return try rows.first?.decode(Bool.self) ?? false
+        case .sqlite:
+            let connection = try await SQLiteConnection.open(storage: .file(path: location))
+            do {
+                let rows = try await connection.query("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(name)])
+                try await connection.close()
+                return (rows.first?.column("n")?.integer ?? 0) > 0
+            } catch {
+                try? await connection.close()
+                throw error
+            }
+        }
+    }
+
     /// Drops what `refuseInserts(ofType:)` added.
     public func stopRefusingInserts() async throws {
         try await rawExecute(dialect == .postgres ? "DROP TRIGGER refuse_test_inserts ON events" : "DROP TRIGGER refuse_test_inserts")

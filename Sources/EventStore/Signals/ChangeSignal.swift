@@ -25,6 +25,13 @@ public final class ChangeSignal: Sendable {
     /// Increases with every `notify()`; compare before and after a read to detect a change.
     public var generation: UInt64 { state.withLock { $0.generation } }
 
+    /// How many waiters are suspended now (tests use it to know a wait began).
+    var suspendedCount: Int {
+        state.withLock { state in
+            state.waiters.values.filter { if case .suspended = $0 { return true } else { return false } }.count
+        }
+    }
+
     /// Wakes every waiter.
     public func notify() {
         let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in

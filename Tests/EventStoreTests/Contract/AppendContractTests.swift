@@ -53,9 +53,9 @@ struct AppendContractTests {
     func expectedVersionMismatchIsATypedConflictAndWritesNothing(_ dialect: StorageDialect) async throws {
         try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
             _ = try await fixture.store.append(to: "s", event(), expectedVersion: .noStream)
-            await #expect(throws: EventStoreError.self) {
+            await #expect {
                 _ = try await fixture.store.append(to: "s", event(), expectedVersion: .noStream)
-            }
+            } throws: { $0.storeCode == .versionConflict }
             do {
                 _ = try await fixture.store.append(to: "s", [event(), event()], expectedVersion: .exact(5))
                 Issue.record("append with a wrong expected version succeeded")

@@ -107,12 +107,12 @@ struct TransactionAppendContractTests {
             #expect(try await store.eventCount() == 0)
             #expect(try await store.streamVersion("user-a") == 0)
             // A version conflict inside is typed and also leaves nothing behind.
-            await #expect(throws: EventStoreError.self) {
+            await #expect {
                 try await store.transaction { transaction in
                     _ = try await transaction.append(to: "chain-1", [event("fact", ["n": 1])], expectedVersion: .any)
                     _ = try await transaction.append(to: "user-a", [event("user.linked", ["n": 2])], expectedVersion: .exact(3))
                 }
-            }
+            } throws: { $0.storeCode == .versionConflict }
             #expect(try await store.eventCount() == 0)
             // The streams work as before afterwards (no stale head remembered from the rolled-back write).
             _ = try await store.append(to: "user-a", event("user.linked", ["n": 5]), expectedVersion: .noStream)

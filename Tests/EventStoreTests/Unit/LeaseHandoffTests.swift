@@ -7,6 +7,14 @@ import Testing
 struct LeaseHandoffTests {
     struct Deadline: Error, Equatable {}
 
+    /// Returns once a user waits on `handoff`, so what the test does next meets a waiting user.
+    static func waitUntilAwaited(_ handoff: LeaseHandoff<Int>) async throws {
+        for _ in 0..<5_000 where !handoff.isAwaited {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        try #require(handoff.isAwaited, "the user never waited")
+    }
+
     @Test func aConnectionDeliveredBeforeTheUserAsksIsKeptForIt() async throws {
         let handoff = LeaseHandoff<Int>()
         #expect(handoff.deliver(7))
@@ -17,7 +25,7 @@ struct LeaseHandoffTests {
         let handoff = LeaseHandoff<Int>()
         async let connection = handoff.connection()
         // Deliver only once the user waits (a delivery first is the case above).
-        try await Task.sleep(for: .milliseconds(50))
+        try await Self.waitUntilAwaited(handoff)
         #expect(handoff.deliver(8))
         #expect(try await connection == 8)
     }
@@ -42,7 +50,7 @@ struct LeaseHandoffTests {
             do { _ = try await handoff.connection() } catch { return error }
             return nil
         }()
-        try await Task.sleep(for: .milliseconds(50))
+        try await Self.waitUntilAwaited(handoff)
         handoff.fail(Deadline())
         #expect(!handoff.deliver(11))
         #expect(await failure is Deadline)

@@ -9,6 +9,7 @@ import Testing
 struct PoolStartTests {
     /// Whether `run` was entered, and what each waiter saw when it went on.
     private final class Observed: Sendable {
+        let entered = Mutex(false)
         let running = Mutex(false)
         let sawRunning = Mutex<[Bool]>([])
     }
@@ -42,8 +43,11 @@ struct PoolStartTests {
                         observed.sawRunning.withLock { $0.append(now) }
                     }
                 }
-                // The waiters are waiting by now.
-                try await Task.sleep(for: .milliseconds(50))
+                // Open only once all eight wait (a lease after the opening is another test's case).
+                for _ in 0..<5_000 where start.waitingCount < 8 {
+                    try await Task.sleep(for: .milliseconds(1))
+                }
+                try #require(start.waitingCount == 8, "the leases never waited")
                 #expect(observed.sawRunning.withLock { $0 }.isEmpty)
                 await start.open {
                     // A waiter let through before `run` is entered would see false.
@@ -65,12 +69,17 @@ struct PoolStartTests {
             let observed = Observed()
             let opener = Task {
                 await start.open {
+                    observed.entered.withLock { $0 = true }
                     Self.spin(for: .milliseconds(100))
                     observed.running.withLock { $0 = true }
                 }
             }
-            // The opening job is holding its loop by now (if not, the lease waits as a waiter).
-            try await Task.sleep(for: .milliseconds(30))
+            // Lease only once the opening job holds its loop (before, the lease waits as a waiter,
+            // the first test's case).
+            for _ in 0..<5_000 where !observed.entered.withLock({ $0 }) {
+                try await Task.sleep(for: .milliseconds(1))
+            }
+            try #require(observed.entered.withLock { $0 }, "the opening never began")
             try await start.wait()
             #expect(observed.running.withLock { $0 })
             await opener.value
@@ -96,9 +105,14 @@ struct PoolStartTests {
                 try await start.wait()
                 observed.running.withLock { $0 = true }
             }
-            try await Task.sleep(for: .milliseconds(50))
+            // Cancel only once both wait (a lease cancelled before it waits is the next test's case).
+            for _ in 0..<5_000 where start.waitingCount < 2 {
+                try await Task.sleep(for: .milliseconds(1))
+            }
+            try #require(start.waitingCount == 2, "the leases never waited")
             cancelled.cancel()
             await #expect(throws: CancellationError.self) { try await cancelled.value }
+            #expect(start.waitingCount == 1)
             try await Task.sleep(for: .milliseconds(50))
             #expect(!observed.running.withLock { $0 }, "the cancellation let another waiter through")
             await start.open {}

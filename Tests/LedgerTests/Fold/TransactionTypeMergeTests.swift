@@ -41,7 +41,7 @@ struct TransactionTypeMergeTests {
         let receipt = Self.observation("pass.30days", type: ProductType.nonConsumable, assertedAt: 300)
         let signed = Self.observation("pass.30days", type: ProductType.nonRenewing, assertedAt: 100)
         let again = Self.observation("pass.30days", type: ProductType.nonConsumable, assertedAt: 400)
-        #expect(keptObservations([receipt, signed, again]).map(\.type) == [ProductType.nonRenewing])
+        #expect(keptObservations([receipt, signed, again]).map { $0?.type } == [ProductType.nonRenewing])
     }
 
     @Test func agreeingObservationsKeepTheirType() {

@@ -45,7 +45,7 @@ struct GroupCommitTests {
     /// 40 purchases at once: each is recorded with its link, every view is right, the hash chains are
     /// whole, and in PostgreSQL fewer transactions than notifications committed them.
     @Test(arguments: TestDatabases.dialects)
-    func concurrentNotificationsShareTransactionsAndEachLands(_ dialect: StorageDialect) async throws {
+    func concurrentNotificationsEachLandAndShareTransactionsOnPostgreSQL(_ dialect: StorageDialect) async throws {
         try await H.run(dialect: dialect) { h in
             let bodies = try (0..<40).map { try Self.purchase(h, chain: "\(5000 + $0)", user: "user-\($0)") }
             let results = try await withThrowingTaskGroup(of: IngestResult.self) { group in

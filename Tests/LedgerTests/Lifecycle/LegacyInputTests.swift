@@ -243,9 +243,9 @@ struct LegacyInputTests {
                 for: "bobs-receipt"
             )
             h.clock.set(Day.date(31))
-            await #expect(throws: LedgerError.self) {
+            await #expect {
                 _ = try await h.ledger.submitReceipt(userId: "bob", receiptData: "bobs-receipt", context: .init(source: "test"))
-            }
+            } throws: { ($0 as? LedgerError)?.code == .linkConflict }
             let live = try await h.ledger.entitlements(userId: "alice", at: Day.date(45))
             #expect(live.subscriptions.first?.expiresAt == Day.date(60))
             let known = try await h.ledger.entitlements(userId: "alice", asOf: Day.date(32), at: Day.date(45))

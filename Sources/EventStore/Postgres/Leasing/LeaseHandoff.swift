@@ -23,6 +23,14 @@ final class LeaseHandoff<Connection: Sendable>: Sendable {
 
     init() {}
 
+    /// Whether the user waits for the connection now (tests use it to know the wait began).
+    var isAwaited: Bool {
+        delivery.withLock { state in
+            if case .waiting(let waiter) = state { return waiter != nil }
+            return false
+        }
+    }
+
     /// Hands `connection` to the user; false if the user already gave up waiting.
     func deliver(_ connection: Connection) -> Bool {
         let waiter: CheckedContinuation<Connection, any Error>?? = delivery.withLock { state in

@@ -36,6 +36,14 @@ final class PoolStart: Sendable {
         self.executor = executor
     }
 
+    /// How many leases wait for the opening now (tests use it to know a wait began).
+    var waitingCount: Int {
+        state.withLock { state in
+            if case .waiting(_, let waiters) = state { return waiters.count }
+            return 0
+        }
+    }
+
     /// Opens the gate and calls `run` in the same job, so no lease goes on before `run` has begun.
     /// Returns when `run` does.
     func open(thenRun run: @Sendable () async -> Void) async {
