@@ -8,27 +8,55 @@ import Testing
         try JSONDecoder().decode(T.self, from: Fixture.data("models/\(file).json"))
     }
 
+    /// Every field of Apple's sample signed transaction (`models/signedTransaction.json`) that the
+    /// model carries decodes to the fixture's value, in the fixture's order; the two the sample
+    /// lacks stay nil, and the ones the model does not carry (`advancedCommerceInfo`,
+    /// `billingPlanType`, `commitmentInfo`) are ignored.
     @Test func signedTransactionDecodesEveryDocumentedField() throws {
         let transaction = try decode(JWSTransactionDecodedPayload.self, "signedTransaction")
         #expect(transaction.transactionId == "23456")
         #expect(transaction.originalTransactionId == "12345")
         #expect(transaction.webOrderLineItemId == "34343")
+        #expect(transaction.bundleId == "com.example")
+        #expect(transaction.productId == "com.example.product")
+        #expect(transaction.subscriptionGroupIdentifier == "55555")
         #expect(transaction.purchaseDate == 1_698_148_900_000)
+        #expect(transaction.originalPurchaseDate == 1_698_148_800_000)
         #expect(transaction.expiresDate == 1_698_149_000_000)
+        #expect(transaction.quantity == 1)
         #expect(transaction.type == .autoRenewableSubscription)
         #expect(transaction.appAccountToken == "7e3fb20b-4cdb-47cc-936d-99d65f608138")
         #expect(transaction.inAppOwnershipType == .purchased)
+        #expect(transaction.signedDate == 1_698_148_900_000)
         #expect(transaction.revocationReason == .appIssue)
         #expect(transaction.revocationDate == 1_698_148_950_000)
         #expect(transaction.isUpgraded == true)
         #expect(transaction.offerType == .introductory)
+        #expect(transaction.offerIdentifier == "abc.123")
         #expect(transaction.environment == .localTesting)
         #expect(transaction.transactionReason == .purchase)
+        #expect(transaction.storefront == "USA")
+        #expect(transaction.storefrontId == "143441")
         #expect(transaction.price == 10990)
         #expect(transaction.currency == "USD")
         #expect(transaction.offerDiscountType == .payAsYouGo)
         #expect(transaction.appTransactionId == "71134")
         #expect(transaction.offerPeriod == "P1Y")
+        #expect(transaction.revocationType == nil)
+        #expect(transaction.revocationPercentage == nil)
+        // The whole value too: a field the model gains later, if the fixture carries it, fails here
+        // until this test names it.
+        let expected = JWSTransactionDecodedPayload(
+            originalTransactionId: "12345", transactionId: "23456", webOrderLineItemId: "34343", bundleId: "com.example",
+            productId: "com.example.product", subscriptionGroupIdentifier: "55555", purchaseDate: 1_698_148_900_000,
+            originalPurchaseDate: 1_698_148_800_000, expiresDate: 1_698_149_000_000, quantity: 1, type: .autoRenewableSubscription,
+            appAccountToken: "7e3fb20b-4cdb-47cc-936d-99d65f608138", inAppOwnershipType: .purchased, signedDate: 1_698_148_900_000,
+            revocationReason: .appIssue, revocationDate: 1_698_148_950_000, isUpgraded: true, offerType: .introductory,
+            offerIdentifier: "abc.123", environment: .localTesting, storefront: "USA", storefrontId: "143441",
+            transactionReason: .purchase, currency: "USD", price: 10990, offerDiscountType: .payAsYouGo,
+            appTransactionId: "71134", offerPeriod: "P1Y"
+        )
+        #expect(transaction == expected)
     }
 
     @Test func revokedTransactionCarriesRevocationTypeAndPercentage() throws {

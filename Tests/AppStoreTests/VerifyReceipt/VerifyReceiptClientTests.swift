@@ -33,12 +33,30 @@ import Testing
         #expect(response.latestReceiptInfo?.first?.transactionId == "1001")
     }
 
+    /// Production's 21007 sends the same request to the sandbox: the same receipt, and the configured
+    /// secret again when the call names none.
     @Test func sandboxReceiptIsRedirectedToSandbox() async throws {
         let server = FakeAppleServer(production: [.status(21007)], sandbox: [.json(Self.validSandbox)])
         let response = try await server.run { try await VerifyReceiptClient(configuration: $0).verifyReceipt("r", excludeOldTransactions: false) }
         #expect(response.environment == .sandbox)
         #expect(server.received.map(\.environment) == ["production", "sandbox"])
+        #expect(server.received.map(\.request?.receiptData) == ["r", "r"])
+        #expect(server.received.map(\.request?.password) == ["shared-secret", "shared-secret"])
         #expect(server.received.last?.request?.excludeOldTransactions == false)
+    }
+
+    /// A secret the call names (an app's own) goes instead of the configured one, to production and
+    /// again to the sandbox after 21007: the redirect must not fall back to the default.
+    @Test func aSecretNamedForTheCallGoesToProductionAndToTheSandbox() async throws {
+        let server = FakeAppleServer(production: [.status(21007)], sandbox: [.json(Self.validSandbox)])
+        let response = try await server.run {
+            try await VerifyReceiptClient(configuration: $0).verifyReceipt("receipt-b64", excludeOldTransactions: true, sharedSecret: "app-secret")
+        }
+        #expect(response.environment == .sandbox)
+        #expect(server.received.map(\.environment) == ["production", "sandbox"])
+        #expect(server.received.map(\.request?.receiptData) == ["receipt-b64", "receipt-b64"])
+        #expect(server.received.map(\.request?.password) == ["app-secret", "app-secret"])
+        #expect(server.received.map(\.request?.excludeOldTransactions) == [true, true])
     }
 
     @Test(arguments: [21002, 21005, 21009])

@@ -6,6 +6,7 @@ import Ledger
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
+import Synchronization
 import Testing
 
 /// A flood of connections cannot take every file descriptor: past `http.max_connections` a new one
@@ -130,22 +131,74 @@ struct ConnectionLimitTests {
         #expect((object["detail"] as? String)?.contains("maximum of 2 connections") == true, "\(object)")
     }
 
-    /// Places are taken and given back atomically: however many event loops accept at once, no more
-    /// than the ceiling is handed out.
+    /// Places are taken and given back atomically: however many event loops accept and close at
+    /// once, no more than the ceiling is ever handed out, and at the ceiling acquires are refused.
+    /// Forty-eight tasks, let go together from a barrier, each take a place, hold it across
+    /// suspensions (so the places held pile up to the ceiling of 16) and give it back, 2,000 times;
+    /// the places held, counted by the tasks themselves, never pass the ceiling. Then, behind a second
+    /// barrier, all try to take a place at once, and exactly 16 get one.
     @Test func concurrentAcquiresNeverHandOutMoreThanTheCeiling() async {
-        let limit = ConnectionLimit(maximum: 100)
-        let granted = await withTaskGroup(of: Int.self) { group in
-            for _ in 0..<8 {
-                group.addTask { (0..<50).filter { _ in limit.acquire() }.count }
-            }
-            return await group.reduce(0, +)
+        /// What the tasks count between them: the places they hold now, the most held at once, and
+        /// the acquires refused.
+        final class Counts: Sendable {
+            let held = Atomic<Int>(0)
+            let most = Atomic<Int>(0)
+            let refused = Atomic<Int>(0)
         }
-        #expect(granted == 100)
-        #expect(limit.current == 100)
+        let ceiling = 16
+        let tasks = 48
+        let rounds = 2_000
+        let limit = ConnectionLimit(maximum: ceiling)
+        let counts = Counts()
+        // Barriers: each task reports in, and waits for the task that ends once all have.
+        let (arrivals, arrive) = AsyncStream<Void>.makeStream()
+        let (departures, depart) = AsyncStream<Void>.makeStream()
+        let allStarted = Task { for await _ in arrivals.prefix(tasks) {} }
+        let allChurned = Task { for await _ in departures.prefix(tasks) {} }
+        let granted = await withTaskGroup(of: Bool.self, returning: Int.self) { group in
+            for _ in 0..<tasks {
+                group.addTask {
+                    arrive.yield()
+                    await allStarted.value
+                    for round in 0..<rounds {
+                        guard limit.acquire() else {
+                            counts.refused.add(1, ordering: .relaxed)
+                            await Task.yield()
+                            continue
+                        }
+                        // Counted after the acquire and uncounted before the release, so `held` is
+                        // never more than the places truly handed out.
+                        let held = counts.held.add(1, ordering: .sequentiallyConsistent).newValue
+                        counts.most.max(held, ordering: .sequentiallyConsistent)
+                        for _ in 0...(round % 3) { await Task.yield() }
+                        counts.held.subtract(1, ordering: .sequentiallyConsistent)
+                        limit.release()
+                    }
+                    depart.yield()
+                    await allChurned.value
+                    return limit.acquire()
+                }
+            }
+            var taken = 0
+            for await got in group where got { taken += 1 }
+            return taken
+        }
+        arrive.finish()
+        depart.finish()
+        let most = counts.most.load(ordering: .sequentiallyConsistent)
+        #expect(most <= ceiling, "\(most) places were held at once under a ceiling of \(ceiling)")
+        // Forty-eight tasks holding across suspensions reach the ceiling; the refusals show they met it.
+        #expect(most == ceiling)
+        #expect(counts.refused.load(ordering: .sequentiallyConsistent) > 0)
+        #expect(granted == ceiling)
+        #expect(limit.current == ceiling)
         #expect(!limit.acquire())
         limit.release()
-        #expect(limit.current == 99)
+        #expect(limit.current == ceiling - 1)
         #expect(limit.acquire())
+        #expect(!limit.acquire())
+        for _ in 0..<ceiling { limit.release() }
+        #expect(limit.current == 0)
         #expect(ConnectionLimit(maximum: 0).maximum == 1)
     }
 

@@ -8,6 +8,9 @@ import Testing
 /// explicit nulls that `JSONEncoder` gives for the same body.
 @Suite("Entitlement view: the hand-written JSON agrees with JSONEncoder")
 struct EntitlementViewJSONTests {
+    /// With every optional set, and with every optional nil (entitlements and subscriptions alike),
+    /// the hand-written text parses to the same object as `JSONEncoder`'s, and the nil optionals are
+    /// written as explicit nulls rather than left out.
     @Test(arguments: [false, true])
     func viewMatchesJSONEncoder(withNulls: Bool) throws {
         let date = Date(timeIntervalSince1970: 1_795_000_000.123)
@@ -28,13 +31,38 @@ struct EntitlementViewJSONTests {
         )
         let view = UserEntitlements(
             userId: "u1\n", evaluatedAt: date, asOf: maybe(date), entitlements: [entitlement, entitlement],
-            subscriptions: withNulls ? [] : [chain, chain], position: 42
+            subscriptions: [chain, chain], position: 42
         )
         let body = EntitlementViewBody(view)
         let written = try JSONSerialization.jsonObject(with: Data(body.json())) as? NSDictionary
         let encoded = try JSONSerialization.jsonObject(with: JSONEncoder().encode(body)) as? NSDictionary
         #expect(written != nil)
         #expect(written == encoded)
+
+        // Both writers leaving a nil out would agree too; the API promises explicit nulls.
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(body.json())) as? [String: Any])
+        let entitlements = try #require(object["entitlements"] as? [[String: Any]])
+        let subscriptions = try #require(object["subscriptions"] as? [[String: Any]])
+        #expect(entitlements.count == 2)
+        #expect(subscriptions.count == 2)
+        let entitlementNullables = [
+            "product_id", "expires_at", "grace_period_expires_at", "renews_to_product_id", "original_transaction_id",
+            "environment", "ownership", "purchased_at", "revoked_at", "revocation_reason",
+        ]
+        let subscriptionNullables = ["expires_at", "grace_period_expires_at", "renews_to_product_id", "revoked_at", "revocation_reason"]
+        #expect((object["as_of"] is NSNull) == withNulls)
+        for entitlement in entitlements {
+            for key in entitlementNullables {
+                #expect(entitlement[key] != nil, "entitlement \(key) is missing")
+                #expect((entitlement[key] is NSNull) == withNulls, "entitlement \(key): \(String(describing: entitlement[key]))")
+            }
+        }
+        for subscription in subscriptions {
+            for key in subscriptionNullables {
+                #expect(subscription[key] != nil, "subscription \(key) is missing")
+                #expect((subscription[key] is NSNull) == withNulls, "subscription \(key): \(String(describing: subscription[key]))")
+            }
+        }
     }
 
     /// The view writes `/` plain, as every other answer does (`a/b` was `a\/b` here, `a/b` in the

@@ -13,28 +13,36 @@ import Testing
 /// one that trickles bytes after the request timeout; nothing of their half requests is recorded.
 /// A client that sends whole requests keeps its connection however long it stays.
 struct SlowClientTests {
-    private static let partialHead =
-        "POST /v1/apple/notifications/v2 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"signed"
-
+    /// Headers and all but the last byte of a signed notification's body, then silence: what came
+    /// holds the whole notification, yet the connection is closed after the idle timeout and nothing
+    /// is recorded (the same request sent whole afterwards is).
     @Test func aClientThatStopsMidRequestIsDisconnectedAfterTheIdleTimeout() async throws {
+        let notification = try Self.signedNotification()
         try await RawConnection.withServer(idleTimeout: .seconds(1), requestTimeout: .seconds(60)) { channel, _, eventCount in
-            // Headers and the start of a 100-byte body, then silence. The server's idle clock starts at
-            // its last read, which is after this write begins, so measure from before it (measuring from
-            // after it once gave 0.89 s on a loaded machine).
+            let port = try #require(channel.remoteAddress?.port)
+            // The server's idle clock starts at its last read, which is after this write begins, so
+            // measure from before it (measuring from after it once gave 0.89 s on a loaded machine).
             let start = ContinuousClock.now
-            try await channel.writeAndFlush(ByteBuffer(string: Self.partialHead)).get()
+            try await channel.writeAndFlush(ByteBuffer(bytes: notification.request.dropLast())).get()
             #expect(try await RawConnection.closes(channel, within: .seconds(15)), "the server kept a silent connection open for 15 s")
             #expect(ContinuousClock.now - start >= .milliseconds(900))
             #expect(try await eventCount() == 0)
+            try await Self.expectRecordedWhenSentWhole(notification.request, port: port, eventCount: eventCount)
         }
     }
 
     /// A byte every 300 ms: the body's bytes each reach the idle timeout's clock as a part, so only
     /// the request timeout ends them; the head's do not, and the idle timeout is set long here.
-    @Test(arguments: [("the head", 0), ("the body", partialHead.utf8.count)])
-    func aClientThatTricklesBytesIsDisconnectedAfterTheRequestTimeout(trickling: String, sentAtOnce: Int) async throws {
+    /// Trickling the body, the head and the whole JSON object go at once and only the padding after
+    /// it is trickled, 12 s of it: a server that waited for it all would record the notification
+    /// within the 15 s the test waits.
+    @Test(arguments: ["the head", "the body"])
+    func aClientThatTricklesBytesIsDisconnectedAfterTheRequestTimeout(trickling: String) async throws {
+        let notification = try Self.signedNotification()
+        let sentAtOnce = trickling == "the body" ? notification.objectEnd : 0
         try await RawConnection.withServer(idleTimeout: .seconds(30), requestTimeout: .seconds(2)) { channel, connecting, eventCount in
-            let request = Array((Self.partialHead + String(repeating: "x", count: 92)).utf8)
+            let port = try #require(channel.remoteAddress?.port)
+            let request = notification.request
             // The request timeout counts from when the server accepted the connection, so measure from
             // just before connecting: a loaded machine may pause this task after the connect.
             if sentAtOnce > 0 { try await channel.writeAndFlush(ByteBuffer(bytes: request[..<sentAtOnce])).get() }
@@ -43,6 +51,7 @@ struct SlowClientTests {
             let took = ContinuousClock.now - connecting
             #expect(took >= .milliseconds(1900) && took < .seconds(10), "closed after \(took)")
             #expect(try await eventCount() == 0)
+            try await Self.expectRecordedWhenSentWhole(request, port: port, eventCount: eventCount)
         }
     }
 
@@ -148,8 +157,12 @@ struct SlowClientTests {
 
     /// Whole requests first, then a trickled one: its clock starts at the last answer, however long
     /// the connection has been open, and the server checks it again when an earlier deadline passes.
+    /// The trickled request is a signed notification whose head and JSON object go at once and whose
+    /// padding is trickled: cut off, it is not recorded (sent whole afterwards, it is).
     @Test func aTrickleAfterWholeRequestsIsDisconnectedTheRequestTimeoutAfterTheLastAnswer() async throws {
+        let notification = try Self.signedNotification()
         try await RawConnection.withServer(idleTimeout: .seconds(30), requestTimeout: .seconds(2)) { channel, _, eventCount in
+            let port = try #require(channel.remoteAddress?.port)
             let answers = ReadRecorder()
             try await channel.pipeline.addHandler(answers).get()
             // Three requests 800 ms apart: the last is answered about 1.6 s in, so the connection's
@@ -159,13 +172,50 @@ struct SlowClientTests {
                 try await channel.writeAndFlush(ByteBuffer(string: "GET /health HTTP/1.1\r\nHost: x\r\n\r\n")).get()
             }
             let lastSent = ContinuousClock.now
-            let closed = try await Self.closesWhileTrickling(Array(Self.partialHead.utf8)[...], on: channel)
+            let request = notification.request
+            try await channel.writeAndFlush(ByteBuffer(bytes: request[..<notification.objectEnd])).get()
+            let closed = try await Self.closesWhileTrickling(request[notification.objectEnd...], on: channel)
             #expect(closed, "the server kept a trickling connection open for 15 s")
             let took = ContinuousClock.now - lastSent
             #expect(took >= .milliseconds(1900) && took < .seconds(10), "closed \(took) after the last whole request")
             #expect(answers.okAnswers == 3)
             #expect(try await eventCount() == 0)
+            try await Self.expectRecordedWhenSentWhole(request, port: port, eventCount: eventCount)
         }
+    }
+
+    /// A validly signed V2 notification request, its head declaring the body's true length. The
+    /// body is the JSON object and then `padding` spaces, which JSON allows after it: cut off
+    /// anywhere in the padding, what has come is a whole notification, so a server that took a
+    /// half-sent body for the whole would record it, as would one that waited for the rest. The
+    /// 40 spaces take 12 s to trickle, inside the 15 s a test waits. `objectEnd` is where the
+    /// object ends in the request.
+    private static func signedNotification(padding: Int = 40) throws -> (request: [UInt8], objectEnd: Int) {
+        let jws = try APIHarness.pki.get().signNotification(
+            type: .didRenew, bundleId: APIHarness.bundleId, environment: .sandbox,
+            transaction: APIHarness.transaction("5000", original: "5000", purchased: 0, expires: 30), signedDate: Day.apple(0)
+        )
+        let object = #"{"signedPayload":"\#(jws)"}"#
+        let body = object + String(repeating: " ", count: padding)
+        let head = "POST /v1/apple/notifications/v2 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
+        return (Array((head + body).utf8), head.utf8.count + object.utf8.count)
+    }
+
+    /// Sends `request` whole on a new connection to `port` and expects it recorded: the request a
+    /// test sent only part of would have been, so its `eventCount() == 0` is the server's doing.
+    private static func expectRecordedWhenSentWhole(
+        _ request: [UInt8], port: Int, eventCount: @Sendable () async throws -> Int,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(host: "127.0.0.1", port: port).get()
+        let answers = ReadRecorder()
+        try await channel.pipeline.addHandler(answers).get()
+        try await channel.writeAndFlush(ByteBuffer(bytes: request)).get()
+        let answer = try await answers.waitForAnswer(after: 0, sourceLocation: sourceLocation).text
+        try? await channel.close()
+        #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer.prefix(600))", sourceLocation: sourceLocation)
+        #expect(answer.contains(#""result":"recorded""#), "\(answer.prefix(600))", sourceLocation: sourceLocation)
+        #expect(try await eventCount() == 1, sourceLocation: sourceLocation)
     }
 
     private static let paddedEvents = 16

@@ -7,6 +7,7 @@ import HTTPTypes
 import HummingbirdTesting
 import Ledger
 import NIOCore
+import Prometheus
 import Synchronization
 import Testing
 
@@ -761,8 +762,9 @@ struct APIEndToEndTests {
     }
 
     /// An event reads the same, byte for byte, from the user's page and from the feed, and every JSON
-    /// answer has its keys sorted and `/` unescaped: an auditor can compare or hash what two endpoints
-    /// gave, and a body does not change with the process that wrote it.
+    /// answer but the entitlement view (next test) has its keys sorted at every depth and `/`
+    /// unescaped: an auditor can compare or hash what two endpoints gave, and a body does not change
+    /// with the process that wrote it.
     @Test(arguments: TestDatabases.dialects)
     func anEventReadsTheSameFromEveryEndpointAndKeysAreSorted(_ dialect: StorageDialect) async throws {
         try await H.run(dialect) { h in
@@ -786,7 +788,107 @@ struct APIEndToEndTests {
             let keys = try #require(try JSONSerialization.jsonObject(with: Data(chain.utf8)) as? [String: Any]).keys.sorted()
             let positions = keys.map { chain.firstRange(of: "\"\($0)\":")?.lowerBound }
             #expect(positions.allSatisfy { $0 != nil } && positions == positions.sorted { ($0 ?? chain.endIndex) < ($1 ?? chain.endIndex) }, "\(chain)")
+
+            // Every object at every depth, counted so a scan that finds none fails: an event page's
+            // events with their data and metadata, the chain, the grant list and its grants, the
+            // grant as made, and a problem.
+            #expect(Self.expectSortedKeys(chain, "chain") == 1)
+            #expect(Self.expectSortedKeys(String(buffer: granted.body), "grant") == 1)
+            let page = String(buffer: try await h.request(.get, "/v1/users/u1/events", key: H.readKey).body)
+            #expect(Self.expectSortedKeys(page, "user's events") >= 4, "\(page)")
+            _ = try await readLog(h.store, atLeast: 2)
+            let feed = String(buffer: try await h.request(.get, "/v1/events?after=0-0", key: H.readKey).body)
+            #expect(Self.expectSortedKeys(feed, "feed") >= 4, "\(feed)")
+            let grants = String(buffer: try await h.request(.get, "/v1/users/u1/grants", key: H.adminKey).body)
+            #expect(Self.expectSortedKeys(grants, "grant list") == 2, "\(grants)")
+            let problem = try await h.request(.get, "/v1/subscriptions/9999", key: H.readKey)
+            #expect(problem.headers[.contentType] == "application/problem+json")
+            #expect(Self.expectSortedKeys(String(buffer: problem.body), "problem") == 1)
         }
+    }
+
+    /// The entitlement view is the exception docs/api.md names: written by its own writer in the
+    /// order the docs show, top level, entitlements and subscriptions alike, not sorted.
+    @Test func theEntitlementViewKeepsTheKeyOrderTheDocsShow() async throws {
+        try await H.run(.sqlite) { h in
+            let granted = try await h.request(
+                .post, "/v1/users/u1/grants", key: H.adminKey, json: #"{"entitlement":"basic","expires_at":"2027-01-01T00:00:00Z","reason":"support"}"#
+            )
+            #expect(granted.status == .created)
+            let submitted = try await h.submit(user: "u1", H.transaction("1000", purchased: 0, expires: 30), at: 1)
+            #expect(submitted.status == .ok)
+            let read = try await h.request(.get, "/v1/users/u1/entitlements", key: H.readKey)
+            for (view, source) in [(String(buffer: submitted.body), "submission"), (String(buffer: read.body), "read")] {
+                let objects = Self.objectKeys(in: view)
+                // Inner objects end first: the two entitlements (pro, basic), the subscription, then the view.
+                #expect(objects.count == 4, "\(source): \(view)")
+                #expect(objects.last == Self.viewKeys, "\(source)")
+                #expect(objects.dropLast().filter { $0 == Self.entitlementKeys }.count == 2, "\(source): \(objects)")
+                #expect(objects.dropLast().filter { $0 == Self.subscriptionKeys }.count == 1, "\(source): \(objects)")
+            }
+        }
+    }
+
+    /// The entitlement view's keys in docs/api.md's order.
+    static let viewKeys = ["user_id", "evaluated_at", "as_of", "entitlements", "subscriptions", "position"]
+    static let entitlementKeys = [
+        "id", "active", "status", "product_id", "expires_at", "grace_period_expires_at", "will_renew", "renews_to_product_id",
+        "original_transaction_id", "environment", "ownership", "purchased_at", "revoked_at", "revocation_reason", "source",
+    ]
+    static let subscriptionKeys = [
+        "original_transaction_id", "product_id", "status", "active", "expires_at", "grace_period_expires_at", "will_renew",
+        "renews_to_product_id", "environment", "ownership", "latest_transaction_id", "purchased_at", "revoked_at", "revocation_reason",
+    ]
+
+    /// The keys of every object in a JSON text, in the order the text writes them (a parsed
+    /// dictionary keeps none), each object's list ending where the object does, so inner objects
+    /// come before the ones holding them. Keys are taken as written, escapes and all: the API's
+    /// have none.
+    static func objectKeys(in json: String) -> [[String]] {
+        let bytes = Array(json.utf8)
+        let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+        let whitespace: Set<UInt8> = [UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r")]
+        var finished: [[String]] = []
+        var open: [[String]] = []
+        var index = 0
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "{"):
+                open.append([])
+                index += 1
+            case UInt8(ascii: "}"):
+                if let keys = open.popLast() { finished.append(keys) }
+                index += 1
+            case quote:
+                // A string, skipped whole so brackets and quotes in it count for nothing; a key
+                // when a colon follows it.
+                var end = index + 1
+                while end < bytes.count, bytes[end] != quote {
+                    end += bytes[end] == backslash ? 2 : 1
+                }
+                let text = String(decoding: bytes[(index + 1)..<min(end, bytes.count)], as: UTF8.self)
+                var next = end + 1
+                while next < bytes.count, whitespace.contains(bytes[next]) { next += 1 }
+                if next < bytes.count, bytes[next] == UInt8(ascii: ":"), !open.isEmpty {
+                    open[open.count - 1].append(text)
+                }
+                index = next
+            default:
+                index += 1
+            }
+        }
+        return finished
+    }
+
+    /// Checks that every object in `json` lists its keys as the server's encoder sorts them (by their
+    /// UTF-8 bytes), and returns how many objects it checked.
+    static func expectSortedKeys(_ json: String, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) -> Int {
+        let objects = objectKeys(in: json)
+        for keys in objects {
+            let sorted = keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            #expect(keys == sorted, "\(what): keys \(keys) are not sorted", sourceLocation: sourceLocation)
+        }
+        return objects.count
     }
 
     @Test(arguments: TestDatabases.dialects)
@@ -825,32 +927,63 @@ struct APIEndToEndTests {
         }
     }
 
-    /// Uptime checks and caches send HEAD: every GET route answers it as its GET would, without the
-    /// body, behind the same key check.
+    /// Uptime checks and caches send HEAD: every GET route the router serves (taken from it, so a
+    /// new one is covered or fails here) answers it as its GET would, without the body, behind the
+    /// same key check.
     @Test(arguments: TestDatabases.dialects)
     func headOnAGetRouteAnswersTheGetsStatusAndHeadersWithoutABody(_ dialect: StorageDialect) async throws {
+        // Each GET route, as the router names it, with a path naming something stored and a key of
+        // the scope the route requires (nil: a probe, which takes none).
+        let requests: [String: (path: String, key: String?)] = [
+            "/health": ("/health", nil), "/ready": ("/ready", nil), "/metrics": ("/metrics", nil),
+            "/v1/users/{user_id}/entitlements": ("/v1/users/u1/entitlements", H.readKey),
+            "/v1/users/{user_id}/events": ("/v1/users/u1/events", H.readKey),
+            "/v1/users/{user_id}/grants": ("/v1/users/u1/grants", H.adminKey),
+            "/v1/subscriptions/{original_transaction_id}": ("/v1/subscriptions/1000", H.readKey),
+            "/v1/events": ("/v1/events", H.readKey),
+            "/v1/rejections": ("/v1/rejections", H.adminKey),
+        ]
         try await H.run(dialect) { h in
             _ = try await h.submit(user: "u1", H.transaction("1000", purchased: 0, expires: 30), at: 1)
+            let grant = try await h.request(.post, "/v1/users/u1/grants", key: H.adminKey,
+                                            json: #"{"entitlement":"basic","expires_at":"\#(Day.iso(20))","reason":"support"}"#)
+            #expect(grant.status == .created)
             let recorded = try await h.eventCount()
             // PostgreSQL holds the feed back while an older transaction anywhere is open: wait until
             // it shows every event, so the GET and the HEAD of /v1/events see the same page.
             _ = try await readLog(h.store, atLeast: recorded)
-            for (path, key) in [("/health", nil), ("/v1/users/u1/entitlements", H.readKey), ("/v1/subscriptions/1000", H.readKey), ("/v1/events", H.readKey)] {
-                let get = try await h.request(.get, path, key: key)
-                let head = try await h.request(.head, path, key: key)
-                #expect(get.status == .ok, "\(path)")
-                #expect(head.status == .ok, "\(path)")
-                #expect(head.body.readableBytes == 0, "\(path)")
-                #expect(head.headers[.contentType] == get.headers[.contentType], "\(path)")
-                #expect(head.headers[.contentLength] == String(get.body.readableBytes), "\(path)")
+            let routed = try Self.getRoutes(h)
+            #expect(Set(routed) == Set(requests.keys), "GET routes without a request here: \(Set(routed).subtracting(requests.keys).sorted())")
+            for route in routed.sorted() {
+                guard let request = requests[route] else { continue }
+                let get = try await h.request(.get, request.path, key: request.key)
+                let head = try await h.request(.head, request.path, key: request.key)
+                #expect(get.status == .ok, "\(route): \(String(buffer: get.body))")
+                #expect(get.body.readableBytes > 0, "\(route)")
+                #expect(head.status == .ok, "\(route)")
+                #expect(head.body.readableBytes == 0, "\(route)")
+                #expect(head.headers[.contentType] == get.headers[.contentType], "\(route)")
+                #expect(head.headers[.contentLength] == String(get.body.readableBytes), "\(route)")
+                // Behind the same key check: without a key, the GET's 401, without a body.
+                if request.key != nil {
+                    let unauthorized = try await h.request(.head, request.path)
+                    #expect(unauthorized.status == .unauthorized, "\(route)")
+                    #expect(unauthorized.body.readableBytes == 0, "\(route)")
+                }
             }
-            let unauthorized = try await h.request(.head, "/v1/users/u1/entitlements")
-            #expect(unauthorized.status == .unauthorized)
-            #expect(unauthorized.body.readableBytes == 0)
             #expect(try await h.request(.head, "/v1/subscriptions/999", key: H.readKey).status == .notFound)
             #expect(try await h.request(.head, "/v1/apple/notifications/v2").headers[.allow] == "POST")
             #expect(try await h.eventCount() == recorded)
         }
+    }
+
+    /// The GET routes of the server's router, built as `serve` builds it (with `/metrics`) and named as
+    /// the router names them (`/v1/users/{user_id}/grants`), as the OpenAPI contract test reads them.
+    static func getRoutes(_ h: APIHarness) throws -> [String] {
+        let verifier = try h.pki.makeVerifier(bundleId: H.bundleId, appAppleId: 1, environments: [.sandbox])
+        let ledger = SubscriptionLedger(store: h.store, verifier: verifier, configuration: LedgerConfiguration())
+        let router = LedgerApplication.router(store: h.store, ledger: ledger, keys: [], clock: SystemClock(), metrics: PrometheusCollectorRegistry())
+        return router.routes.filter { $0.method == .get }.map { $0.path.description }
     }
 
     @Test(arguments: TestDatabases.dialects)
@@ -1100,12 +1233,23 @@ struct APIEndToEndTests {
         }
     }
 
+    /// A receipt goes to production first and, on its 21007, the same request to the sandbox: with
+    /// verifyReceipt's default secret when no app is named, with the named app's own when `bundle_id`
+    /// is given. Apple's other answers are told apart as the docs say.
     @Test(arguments: TestDatabases.dialects)
     func receiptsAreValidatedThroughVerifyReceiptWithTheSandboxRedirect(_ dialect: StorageDialect) async throws {
+        /// What the fake should have been sent, old transactions included.
+        @Sendable func sent(_ endpoint: String, _ receipt: String, _ password: String) -> FakeVerifyReceipt.Received {
+            FakeVerifyReceipt.Received(endpoint: endpoint, receiptData: receipt, password: password, excludeOldTransactions: false)
+        }
         try await H.run(dialect) { h in
             h.clock.set(Day.date(10))
+            let unnamedStart = h.verifyReceipt.count
             let response = try await h.request(.post, "/v1/apple/receipts", key: H.ingestKey, json: #"{"user_id":"u9","receipt_data":"sandbox-receipt"}"#)
             #expect(response.status == .ok)
+            #expect(h.verifyReceipt.since(unnamedStart) == [
+                sent("production", "sandbox-receipt", H.primarySecret), sent("sandbox", "sandbox-receipt", H.primarySecret),
+            ])
             let entitlement = try #require((try h.object(response)["entitlements"] as? [[String: Any]])?.first)
             #expect(entitlement["active"] as? Bool == true)
             #expect(entitlement["original_transaction_id"] as? String == "3000")
@@ -1127,8 +1271,11 @@ struct APIEndToEndTests {
             #expect(try h.object(contradicting)["code"] as? String == "apple_unavailable")
             #expect((try h.object(contradicting)["detail"] as? String)?.hasPrefix("verifyReceipt's answers settle on no environment") == true)
             #expect(try await h.eventCount() == unsettledBefore)
-            // 21004: the server's shared secret is wrong, which the client cannot mend.
+            // 21004: the server's shared secret is wrong, which the client cannot mend. Production's
+            // answer is final: the sandbox is not asked.
+            let secretStart = h.verifyReceipt.count
             let secret = try await h.request(.post, "/v1/apple/receipts", key: H.ingestKey, json: #"{"user_id":"u9","receipt_data":"wrong-secret-receipt"}"#)
+            #expect(h.verifyReceipt.since(secretStart) == [sent("production", "wrong-secret-receipt", H.primarySecret)])
             #expect(secret.status == .internalServerError)
             #expect(secret.headers[.contentType] == "application/problem+json")
             #expect(try h.object(secret)["code"] as? String == "shared_secret_rejected")
@@ -1146,14 +1293,20 @@ struct APIEndToEndTests {
             // `bundle_id` names the app (and its shared secret); one that is not configured is refused
             // before Apple is asked, and the receipt's own app must be the one named.
             let before = try await h.eventCount()
+            let otherStart = h.verifyReceipt.count
             let other = try await h.request(.post, "/v1/apple/receipts", key: H.ingestKey,
                                             json: #"{"user_id":"u9","receipt_data":"sandbox-receipt","bundle_id":"com.other.app"}"#)
             #expect(other.status == .badRequest)
             #expect(try h.object(other)["code"] as? String == "unknown_app")
             #expect(try await h.eventCount() == before)
+            #expect(h.verifyReceipt.count == otherStart, "\(h.verifyReceipt.since(otherStart))")
+            let namedStart = h.verifyReceipt.count
             let named = try await h.request(.post, "/v1/apple/receipts", key: H.ingestKey,
                                             json: #"{"user_id":"u9","receipt_data":"sandbox-receipt","bundle_id":"com.example.app"}"#)
             #expect(named.status == .ok)
+            #expect(h.verifyReceipt.since(namedStart) == [
+                sent("production", "sandbox-receipt", H.appSecret), sent("sandbox", "sandbox-receipt", H.appSecret),
+            ])
         }
     }
 

@@ -5,6 +5,8 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import Ledger
+import NIOCore
+import NIOPosix
 import Testing
 
 /// An operator withdraws a manual grant over HTTP, against SQLite and PostgreSQL: access ends from
@@ -131,26 +133,53 @@ struct GrantRevocationTests {
     }
 
     /// Revokes of one grant sent at once record one revocation: the check and the append hold the
-    /// user document's lock, so the others see it and answer it as a duplicate.
+    /// user document's lock, so the others see it and answer it as a duplicate. Each revoke has a
+    /// connection of its own (one connection is answered a request at a time, which needs no lock),
+    /// and each is sent but its last byte first, so all eight handlers wait on their bodies and
+    /// then run together when the last bytes go.
     @Test(arguments: TestDatabases.dialects)
     func concurrentRevokesOfOneGrantRecordOne(_ dialect: StorageDialect) async throws {
         try await H.run(dialect) { h in
             let grantId = try await Self.grant(h, on: 0, until: 30)
             h.clock.set(Day.date(10))
             let events = try await h.eventCount()
+            let port = try #require(h.client.port)
+            var opening: [(channel: any Channel, answers: ReadRecorder, lastByte: ByteBuffer)] = []
+            for attempt in 0..<8 {
+                let body = #"{"reason":"attempt \#(attempt)"}"#
+                let request = "POST /v1/users/u1/grants/\(grantId)/revoke HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(H.adminKey)\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+                let answers = ReadRecorder()
+                let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                    .channelInitializer { channel in
+                        channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(answers) }
+                    }
+                    .connect(host: "127.0.0.1", port: port).get()
+                try await channel.writeAndFlush(ByteBuffer(string: String(request.dropLast()))).get()
+                opening.append((channel, answers, ByteBuffer(string: String(request.suffix(1)))))
+            }
+            let connections = opening
+            // Time for every handler to read its head and start waiting on its body.
+            try await Task.sleep(for: .milliseconds(200))
             let results = try await withThrowingTaskGroup(of: String?.self) { group in
-                for attempt in 0..<8 {
+                for connection in connections {
                     group.addTask {
-                        let response = try await Self.revoke(h, grantId, reason: "attempt \(attempt)")
-                        #expect(response.status == .ok)
-                        return try h.object(response)["result"] as? String
+                        try await connection.channel.writeAndFlush(connection.lastByte).get()
+                        let answer = try await connection.answers.waitForAnswer(after: 0).text
+                        #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer)")
+                        guard let split = answer.range(of: "\r\n\r\n") else { return nil }
+                        let object = try JSONSerialization.jsonObject(with: Data(answer[split.upperBound...].utf8)) as? [String: Any]
+                        return object?["result"] as? String
                     }
                 }
                 return try await group.reduce(into: [String?]()) { $0.append($1) }
             }
+            for connection in connections { try? await connection.channel.close() }
             #expect(results.filter { $0 == "recorded" }.count == 1, "\(results)")
             #expect(results.filter { $0 == "duplicate" }.count == 7, "\(results)")
             #expect(try await h.eventCount() == events + 1)
+            let revokes = try await h.store.readStream(LedgerEventType.userStream("u1")).filter { $0.type == LedgerEventType.entitlementRevoked }
+            #expect(revokes.count == 1)
         }
     }
 

@@ -121,7 +121,7 @@ struct StorageOutageTests {
                 try await withRunning(store) {
                     let app = try H.application(store: store, pki: pki, clock: clock, verifyReceiptURL: "http://127.0.0.1:1")
                     try await app.test(.live) { client in
-                        try await body(H(client: client, pki: pki, store: fixture.store, clock: clock, fixture: fixture), relay)
+                        try await body(H(client: client, pki: pki, store: fixture.store, clock: clock, fixture: fixture, verifyReceipt: FakeVerifyReceipt.Recorder()), relay)
                     }
                 }
             }

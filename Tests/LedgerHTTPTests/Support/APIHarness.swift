@@ -10,6 +10,7 @@ import Ledger
 import LedgerHTTP
 import Logging
 import NIOCore
+import Prometheus
 import Synchronization
 import Testing
 
@@ -17,6 +18,13 @@ import Testing
 /// local fake of Apple's verifyReceipt.
 struct APIHarness: Sendable {
     static let bundleId = "com.example.app"
+    /// The app's own shared secret: a V1 notification's password, and the secret verifyReceipt gets
+    /// for a receipt submitted with the app's `bundle_id`.
+    static let appSecret = "s3cret"
+    /// verifyReceipt's default secret (`apple.verify_receipt.shared_secret_env`, meant to be the
+    /// account's primary one), sent for a receipt that names no app. It differs from the app's, so
+    /// a test can tell which one went.
+    static let primarySecret = "primary-secret"
     static let ingestKey = "sl_backend_secret"
     static let readKey = "sl_reader_secret"
     static let adminKey = "sl_admin_secret"
@@ -28,6 +36,8 @@ struct APIHarness: Sendable {
     let store: any EventStore
     let clock: ManualClock
     let fixture: StoreFixture
+    /// What the fake verifyReceipt has been sent.
+    let verifyReceipt: FakeVerifyReceipt.Recorder
 
     static let pki: Result<TestPKI, any Error> = Result { try TestPKI() }
 
@@ -40,30 +50,42 @@ struct APIHarness: Sendable {
     ) async throws {
         let pki = try Self.pki.get()
         let clock = ManualClock(Day.date(0))
-        try await FakeVerifyReceipt.run { verifyReceiptURL in
+        // Apple takes either secret: the app's own, and the account's primary one.
+        try await FakeVerifyReceipt.run(accepting: [appSecret, primarySecret]) { verifyReceiptURL, verifyReceipt in
             try await withFreshStore(dialect, now: { clock.now() }) { (fixture: StoreFixture) async throws in
                 let app = try Self.application(
-                    store: fixture.store, pki: pki, clock: clock, verifyReceiptURL: verifyReceiptURL, policy: policy, environments: environments
+                    store: fixture.store, pki: pki, clock: clock, verifyReceiptURL: verifyReceiptURL, policy: policy, environments: environments,
+                    metrics: Self.metricsRegistry()
                 )
                 try await app.test(.live) { client in
-                    try await body(APIHarness(client: client, pki: pki, store: fixture.store, clock: clock, fixture: fixture))
+                    try await body(APIHarness(
+                        client: client, pki: pki, store: fixture.store, clock: clock, fixture: fixture, verifyReceipt: verifyReceipt
+                    ))
                 }
             }
         }
+    }
+
+    /// A registry for `/metrics`, as `serve` serves it, holding one counter so the route answers a
+    /// body (which a HEAD must leave out).
+    static func metricsRegistry() -> PrometheusCollectorRegistry {
+        let registry = PrometheusCollectorRegistry()
+        registry.makeCounter(name: "harness_started_total").increment()
+        return registry
     }
 
     static func application(
         store: any EventStore, pki: TestPKI, clock: ManualClock, verifyReceiptURL: String,
         policy: LedgerConfiguration.LinkPolicy = .transfer, environments: Set<AppStoreEnvironment> = [.sandbox, .production],
         idleTimeout: Duration = .seconds(30), requestTimeout: Duration = .seconds(60),
-        logger: Logger = TestDatabases.logger,
+        logger: Logger = TestDatabases.logger, metrics: PrometheusCollectorRegistry? = nil,
         adjusting adjust: (inout LedgerApplication.Settings) -> Void = { _ in },
         onServerRunning: (@Sendable (Int) async -> Void)? = nil
     ) throws -> some ApplicationProtocol {
         let verifier = try pki.makeVerifier(bundleId: bundleId, appAppleId: 1_234_567_890, environments: environments)
         let receipts = VerifyReceiptClient(configuration: .init(
             productionURL: verifyReceiptURL + "/production", sandboxURL: verifyReceiptURL + "/sandbox",
-            sharedSecret: "s3cret", maximumAttempts: 2, initialBackoff: .milliseconds(1), maximumBackoff: .milliseconds(2),
+            sharedSecret: primarySecret, maximumAttempts: 2, initialBackoff: .milliseconds(1), maximumBackoff: .milliseconds(2),
             requestTimeout: .seconds(5)
         ))
         let ledger = SubscriptionLedger(
@@ -73,7 +95,8 @@ struct APIHarness: Sendable {
                     "pro.monthly": .init(entitlements: ["pro"]), "lifetime.pro": .init(entitlements: ["pro"]),
                     "basic.monthly": .init(entitlements: ["basic"]),
                 ]),
-                linkPolicy: policy, sharedSecrets: [bundleId: "s3cret"]
+                // The client's default is a secret of its own (`hasOwnReceiptSecret`), not the app's.
+                linkPolicy: policy, sharedSecrets: [bundleId: appSecret], hasOwnReceiptSecret: true
             ),
             clock: clock, logger: logger
         )
@@ -87,7 +110,7 @@ struct APIHarness: Sendable {
         var settings = LedgerApplication.Settings(host: "127.0.0.1", port: 0, idleTimeout: idleTimeout, requestTimeout: requestTimeout)
         adjust(&settings)
         return LedgerApplication.make(
-            settings: settings, store: store, ledger: ledger, keys: keys, clock: clock,
+            settings: settings, store: store, ledger: ledger, keys: keys, clock: clock, metrics: metrics,
             logger: logger, onServerRunning: onServerRunning
         )
     }
