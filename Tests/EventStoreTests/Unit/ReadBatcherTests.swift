@@ -184,8 +184,9 @@ struct ReadBatcherTests {
             }
             // Cancelled any earlier, the leader would leave the held batch to a reader nobody cancels.
             try #require(load.batches.withLock { $0.count } >= 3)
-            // Read outside `#expect`: its expansion of a closure over the lock's inout value wrote
-            // the prefix back into the mutex (swift-testing 6.3).
+            // Read outside `#expect`: inside a task group's closure, `#expect(m.withLock {
+            // Array($0.prefix(2)) } == ...)` left the mutex holding only that prefix (swift-testing
+            // 6.3.1; the same line outside a task group does not).
             let first = load.batches.withLock { Array($0.prefix(2)) }
             #expect(first == [[0], [1, 2, 3, 4]])
             leader.cancel()
