@@ -90,9 +90,15 @@ public struct StoreFixture: Sendable {
         }
     }
 
-    /// Drops what `refuseInserts(ofType:)` added.
+    /// Drops what `refuseInserts(ofType:)` added: the trigger, and on PostgreSQL its function.
     public func stopRefusingInserts() async throws {
-        try await rawExecute(dialect == .postgres ? "DROP TRIGGER refuse_test_inserts ON events" : "DROP TRIGGER refuse_test_inserts")
+        switch dialect {
+        case .postgres:
+            try await rawExecute("DROP TRIGGER refuse_test_inserts ON events")
+            try await rawExecute("DROP FUNCTION refuse_test_inserts()")
+        case .sqlite:
+            try await rawExecute("DROP TRIGGER refuse_test_inserts")
+        }
     }
 
     /// SQLite: runs `body` while another connection, as another process writing the file would,

@@ -102,6 +102,13 @@ public func withRunning<T: Sendable>(_ store: any EventStore, _ body: @Sendable 
     }
 }
 
+/// Returns once a PostgreSQL store's change relay listens: it raises the store's change signal once
+/// as its LISTEN connects, so a test that counts the signal's rises waits for that one first.
+public func waitUntilListening(_ store: any EventStore) async throws {
+    await store.changes.wait(after: 0, timeout: .seconds(30))
+    if store.changes.generation == 0 { throw EventStoreError(.databaseError, "the change relay never listened") }
+}
+
 /// Builds a test event with a JSON body.
 public func event(
     _ type: String = "test.happened",

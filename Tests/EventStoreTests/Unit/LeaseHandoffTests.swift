@@ -3,7 +3,9 @@ import Synchronization
 import Testing
 
 /// The hand-over between the task that waits in the pool and the task that uses the connection,
-/// in every order the two sides and the deadline can arrive.
+/// in every order the two sides and the deadline can arrive. (A wait that never comes would hang on
+/// the `async let`, so the suite has a time limit.)
+@Suite(.timeLimit(.minutes(1)))
 struct LeaseHandoffTests {
     struct Deadline: Error, Equatable {}
 

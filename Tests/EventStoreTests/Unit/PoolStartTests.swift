@@ -80,6 +80,7 @@ struct PoolStartTests {
                 try await Task.sleep(for: .milliseconds(1))
             }
             try #require(observed.entered.withLock { $0 }, "the opening never began")
+            try #require(!observed.running.withLock { $0 }, "the poll saw the opening only after it ended")
             try await start.wait()
             #expect(observed.running.withLock { $0 })
             await opener.value

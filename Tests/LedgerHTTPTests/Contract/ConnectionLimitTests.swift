@@ -17,31 +17,26 @@ struct ConnectionLimitTests {
 
     /// Two places and room for one refused connection to linger, for 5 s.
     @Test func aConnectionPastTheCeilingIsAnswered503UnreadAndClosedAndAFreedPlaceIsTakenAgain() async throws {
-        let pki = try APIHarness.pki.get()
-        let jws = try pki.signNotification(
-            type: .didRenew, bundleId: APIHarness.bundleId, environment: .sandbox,
-            transaction: APIHarness.transaction("5000", original: "5000", purchased: 0, expires: 30), signedDate: Day.apple(0)
-        )
-        let body = #"{"signedPayload":"\#(jws)"}"#
+        let body = try APIHarness.signedRenewalBody()
         let notification = "POST /v1/apple/notifications/v2 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
         try await Self.withServer(maximumConnections: 2, refusalHeadroom: 1, refusalLinger: .seconds(5)) { port, eventCount in
             // Two connections the server has answered, so both hold a place.
-            let (first, firstAnswers) = try await Self.connect(port: port)
+            let (first, firstAnswers) = try await RawConnection.connect(port: port)
             try await first.writeAndFlush(ByteBuffer(string: Self.health)).get()
             #expect(try await firstAnswers.waitForAnswer(after: 0).text.hasPrefix("HTTP/1.1 200"))
-            let (second, secondAnswers) = try await Self.connect(port: port)
+            let (second, secondAnswers) = try await RawConnection.connect(port: port)
             try await second.writeAndFlush(ByteBuffer(string: Self.health)).get()
             #expect(try await secondAnswers.waitForAnswer(after: 0).text.hasPrefix("HTTP/1.1 200"))
 
             // The third gets the problem; the signed notification it sends is never read. It keeps
             // its side open after the server's answer, as a client may.
-            let (third, thirdAnswers) = try await Self.connect(port: port, keepingHalfClosed: true)
+            let (third, thirdAnswers) = try await RawConnection.connect(port: port, keepingHalfClosed: true)
             try? await third.writeAndFlush(ByteBuffer(string: notification)).get()
             try Self.expectRefusal(try await thirdAnswers.waitForAnswer(after: 0).text)
 
             // While it lingers the server accepts nothing more: a fourth connection waits in the
             // listen backlog, answered by no one.
-            let (fourth, fourthAnswers) = try await Self.connect(port: port)
+            let (fourth, fourthAnswers) = try await RawConnection.connect(port: port)
             try await Task.sleep(for: .milliseconds(1_500))
             #expect(fourthAnswers.text.isEmpty, "a connection was accepted past the ceiling: \(fourthAnswers.text)")
 
@@ -68,7 +63,7 @@ struct ConnectionLimitTests {
             let deadline = ContinuousClock.now + .seconds(30)
             var served: String?
             while served == nil, ContinuousClock.now < deadline {
-                let (next, answers) = try await Self.connect(port: port)
+                let (next, answers) = try await RawConnection.connect(port: port)
                 try? await next.writeAndFlush(ByteBuffer(string: notification)).get()
                 let answer = try await answers.waitForAnswer(after: 0).text
                 if answer.hasPrefix("HTTP/1.1 200") { served = answer }
@@ -212,18 +207,5 @@ struct ConnectionLimitTests {
         #expect(!limit.logsRefusal(at: 64 * second))
         #expect(limit.logsRefusal(at: 65 * second))
         #expect(!limit.logsRefusal(at: 100 * second))
-    }
-
-    /// A connection whose reads are recorded from the first byte (the refusal comes as it opens).
-    /// Kept half-closed, it stays open when the server closes its output, as NIO's default does not.
-    private static func connect(port: Int, keepingHalfClosed: Bool = false) async throws -> (any Channel, ReadRecorder) {
-        let answers = ReadRecorder()
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .channelOption(.allowRemoteHalfClosure, value: keepingHalfClosed)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(answers) }
-            }
-            .connect(host: "127.0.0.1", port: port).get()
-        return (channel, answers)
     }
 }

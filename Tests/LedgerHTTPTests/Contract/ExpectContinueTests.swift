@@ -18,7 +18,7 @@ struct ExpectContinueTests {
     /// request's own answer and is recorded once.
     @Test(arguments: ["100-continue", "100-Continue"])
     func aHeadThatExpectsContinueGetsItBeforeTheBodyIsSent(_ expect: String) async throws {
-        let body = try Self.signedNotificationBody()
+        let body = try APIHarness.signedRenewalBody()
         try await RawConnection.withServer(idleTimeout: .seconds(30), requestTimeout: .seconds(60)) { channel, _, events in
             let answers = ReadRecorder()
             try await channel.pipeline.addHandler(answers).get()
@@ -37,8 +37,8 @@ struct ExpectContinueTests {
     /// the client need not send a byte of it (it used to get the 100 and be read up to the limit).
     /// The server then closes its side: the client may send the body or not, and reading on, the
     /// server would take its next request for the rest of this body. Here the client sends, after
-    /// the 413, a body the endpoint would record if it read it (for the two endpoints this test can
-    /// sign one for), and nothing is recorded.
+    /// the 413, a whole request the endpoint would record if the server served it (for the two
+    /// endpoints this test can sign one for), and nothing is recorded.
     @Test(arguments: [
         ("/v1/apple/notifications/v2", "2097152"), ("/v1/apple/notifications/v1", "1048577"),
         ("/v1/apple/transactions", "2097152"), ("/v1/apple/receipts", "18446744073709551615"),
@@ -59,8 +59,13 @@ struct ExpectContinueTests {
             // The header's text, even past the range of Int.
             #expect(answer.contains("the body is \(length.trimmingCharacters(in: .whitespaces)) bytes by its Content-Length, and request bodies are limited to 1048576 bytes"), "\(answer)")
             #expect(answer.lowercased().contains("connection: close\r\n"), "\(answer)")
-            // The server may have closed already, and the write then fails.
-            if let body = recordable { try? await channel.writeAndFlush(ByteBuffer(string: body)).get() }
+            // A whole request after it, with its true length: a server that kept the connection and
+            // read on would serve and record it. It may have closed already, and the write then fails.
+            if let body = recordable {
+                let next = "POST \(path) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(APIHarness.ingestKey)\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+                try? await channel.writeAndFlush(ByteBuffer(string: next)).get()
+            }
             #expect(try await RawConnection.closes(channel, within: .seconds(5)))
             #expect(try await events() == 0)
         }
@@ -102,15 +107,6 @@ struct ExpectContinueTests {
         }
     }
 
-    /// A validly signed V2 notification body, which the server records when it reads it whole.
-    private static func signedNotificationBody() throws -> String {
-        let jws = try APIHarness.pki.get().signNotification(
-            type: .didRenew, bundleId: APIHarness.bundleId, environment: .sandbox,
-            transaction: APIHarness.transaction("5000", original: "5000", purchased: 0, expires: 30), signedDate: Day.apple(0)
-        )
-        return #"{"signedPayload":"\#(jws)"}"#
-    }
-
     /// A body the endpoint at `path` records when it reads it whole, where this test can sign one:
     /// a notification for the V2 webhook, a transaction for submissions. The V1 webhook's and the
     /// receipt endpoint's bodies are checked with Apple's verifyReceipt, which these servers cannot
@@ -118,7 +114,7 @@ struct ExpectContinueTests {
     private static func recordableBody(for path: String) throws -> String? {
         switch path {
         case "/v1/apple/notifications/v2":
-            return try signedNotificationBody()
+            return try APIHarness.signedRenewalBody()
         case "/v1/apple/transactions":
             let jws = try APIHarness.pki.get().signTransaction(APIHarness.transaction("5000", original: "5000", purchased: 0, expires: 30))
             return #"{"user_id":"u1","signed_transaction":"\#(jws)"}"#

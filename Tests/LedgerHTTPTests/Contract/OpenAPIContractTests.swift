@@ -25,12 +25,7 @@ struct OpenAPIContractTests {
         let documented = Set(paths.flatMap { path, operations in operations.keys.map { "\($0) \(path)" } })
 
         try await withFreshStore(.sqlite) { (fixture: StoreFixture) async throws in
-            let pki = try APIHarness.pki.get()
-            let verifier = try pki.makeVerifier(bundleId: APIHarness.bundleId, appAppleId: 1, environments: [.sandbox])
-            let ledger = SubscriptionLedger(store: fixture.store, verifier: verifier, configuration: LedgerConfiguration())
-            let router = LedgerApplication.router(store: fixture.store, ledger: ledger, keys: [], clock: SystemClock(),
-                                                  metrics: PrometheusCollectorRegistry())
-            let routed = Set(router.routes.map { "\($0.method.rawValue.lowercased()) \($0.path.description)" })
+            let routed = Set(try ServedRoutes.all(store: fixture.store).map { "\($0.method.rawValue.lowercased()) \($0.path)" })
             #expect(routed.count == 15)
             #expect(routed.subtracting(documented).isEmpty, "routes missing from docs/openapi.yaml: \(routed.subtracting(documented).sorted())")
             #expect(documented.subtracting(routed).isEmpty, "documented but not routed: \(documented.subtracting(routed).sorted())")

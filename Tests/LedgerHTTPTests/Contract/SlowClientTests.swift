@@ -191,11 +191,7 @@ struct SlowClientTests {
     /// 40 spaces take 12 s to trickle, inside the 15 s a test waits. `objectEnd` is where the
     /// object ends in the request.
     private static func signedNotification(padding: Int = 40) throws -> (request: [UInt8], objectEnd: Int) {
-        let jws = try APIHarness.pki.get().signNotification(
-            type: .didRenew, bundleId: APIHarness.bundleId, environment: .sandbox,
-            transaction: APIHarness.transaction("5000", original: "5000", purchased: 0, expires: 30), signedDate: Day.apple(0)
-        )
-        let object = #"{"signedPayload":"\#(jws)"}"#
+        let object = try APIHarness.signedRenewalBody()
         let body = object + String(repeating: " ", count: padding)
         let head = "POST /v1/apple/notifications/v2 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
         return (Array((head + body).utf8), head.utf8.count + object.utf8.count)
@@ -207,9 +203,7 @@ struct SlowClientTests {
         _ request: [UInt8], port: Int, eventCount: @Sendable () async throws -> Int,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws {
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(host: "127.0.0.1", port: port).get()
-        let answers = ReadRecorder()
-        try await channel.pipeline.addHandler(answers).get()
+        let (channel, answers) = try await RawConnection.connect(port: port)
         try await channel.writeAndFlush(ByteBuffer(bytes: request)).get()
         let answer = try await answers.waitForAnswer(after: 0, sourceLocation: sourceLocation).text
         try? await channel.close()

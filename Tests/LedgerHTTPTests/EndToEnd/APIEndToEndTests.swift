@@ -792,18 +792,18 @@ struct APIEndToEndTests {
             // Every object at every depth, counted so a scan that finds none fails: an event page's
             // events with their data and metadata, the chain, the grant list and its grants, the
             // grant as made, and a problem.
-            #expect(Self.expectSortedKeys(chain, "chain") == 1)
-            #expect(Self.expectSortedKeys(String(buffer: granted.body), "grant") == 1)
+            #expect(JSONKeyOrder.expectSortedKeys(chain, "chain") == 1)
+            #expect(JSONKeyOrder.expectSortedKeys(String(buffer: granted.body), "grant") == 1)
             let page = String(buffer: try await h.request(.get, "/v1/users/u1/events", key: H.readKey).body)
-            #expect(Self.expectSortedKeys(page, "user's events") >= 4, "\(page)")
+            #expect(JSONKeyOrder.expectSortedKeys(page, "user's events") >= 4, "\(page)")
             _ = try await readLog(h.store, atLeast: 2)
             let feed = String(buffer: try await h.request(.get, "/v1/events?after=0-0", key: H.readKey).body)
-            #expect(Self.expectSortedKeys(feed, "feed") >= 4, "\(feed)")
+            #expect(JSONKeyOrder.expectSortedKeys(feed, "feed") >= 4, "\(feed)")
             let grants = String(buffer: try await h.request(.get, "/v1/users/u1/grants", key: H.adminKey).body)
-            #expect(Self.expectSortedKeys(grants, "grant list") == 2, "\(grants)")
+            #expect(JSONKeyOrder.expectSortedKeys(grants, "grant list") == 2, "\(grants)")
             let problem = try await h.request(.get, "/v1/subscriptions/9999", key: H.readKey)
             #expect(problem.headers[.contentType] == "application/problem+json")
-            #expect(Self.expectSortedKeys(String(buffer: problem.body), "problem") == 1)
+            #expect(JSONKeyOrder.expectSortedKeys(String(buffer: problem.body), "problem") == 1)
         }
     }
 
@@ -819,7 +819,7 @@ struct APIEndToEndTests {
             #expect(submitted.status == .ok)
             let read = try await h.request(.get, "/v1/users/u1/entitlements", key: H.readKey)
             for (view, source) in [(String(buffer: submitted.body), "submission"), (String(buffer: read.body), "read")] {
-                let objects = Self.objectKeys(in: view)
+                let objects = JSONKeyOrder.objectKeys(in: view)
                 // Inner objects end first: the two entitlements (pro, basic), the subscription, then the view.
                 #expect(objects.count == 4, "\(source): \(view)")
                 #expect(objects.last == Self.viewKeys, "\(source)")
@@ -839,57 +839,6 @@ struct APIEndToEndTests {
         "original_transaction_id", "product_id", "status", "active", "expires_at", "grace_period_expires_at", "will_renew",
         "renews_to_product_id", "environment", "ownership", "latest_transaction_id", "purchased_at", "revoked_at", "revocation_reason",
     ]
-
-    /// The keys of every object in a JSON text, in the order the text writes them (a parsed
-    /// dictionary keeps none), each object's list ending where the object does, so inner objects
-    /// come before the ones holding them. Keys are taken as written, escapes and all: the API's
-    /// have none.
-    static func objectKeys(in json: String) -> [[String]] {
-        let bytes = Array(json.utf8)
-        let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
-        let whitespace: Set<UInt8> = [UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r")]
-        var finished: [[String]] = []
-        var open: [[String]] = []
-        var index = 0
-        while index < bytes.count {
-            switch bytes[index] {
-            case UInt8(ascii: "{"):
-                open.append([])
-                index += 1
-            case UInt8(ascii: "}"):
-                if let keys = open.popLast() { finished.append(keys) }
-                index += 1
-            case quote:
-                // A string, skipped whole so brackets and quotes in it count for nothing; a key
-                // when a colon follows it.
-                var end = index + 1
-                while end < bytes.count, bytes[end] != quote {
-                    end += bytes[end] == backslash ? 2 : 1
-                }
-                let text = String(decoding: bytes[(index + 1)..<min(end, bytes.count)], as: UTF8.self)
-                var next = end + 1
-                while next < bytes.count, whitespace.contains(bytes[next]) { next += 1 }
-                if next < bytes.count, bytes[next] == UInt8(ascii: ":"), !open.isEmpty {
-                    open[open.count - 1].append(text)
-                }
-                index = next
-            default:
-                index += 1
-            }
-        }
-        return finished
-    }
-
-    /// Checks that every object in `json` lists its keys as the server's encoder sorts them (by their
-    /// UTF-8 bytes), and returns how many objects it checked.
-    static func expectSortedKeys(_ json: String, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) -> Int {
-        let objects = objectKeys(in: json)
-        for keys in objects {
-            let sorted = keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-            #expect(keys == sorted, "\(what): keys \(keys) are not sorted", sourceLocation: sourceLocation)
-        }
-        return objects.count
-    }
 
     @Test(arguments: TestDatabases.dialects)
     func aServedPathWithAnotherMethodIs405NamingItsMethodsAndAnUnknownPathIs404(_ dialect: StorageDialect) async throws {
@@ -977,13 +926,9 @@ struct APIEndToEndTests {
         }
     }
 
-    /// The GET routes of the server's router, built as `serve` builds it (with `/metrics`) and named as
-    /// the router names them (`/v1/users/{user_id}/grants`), as the OpenAPI contract test reads them.
+    /// The GET routes of the server's router (see `ServedRoutes`).
     static func getRoutes(_ h: APIHarness) throws -> [String] {
-        let verifier = try h.pki.makeVerifier(bundleId: H.bundleId, appAppleId: 1, environments: [.sandbox])
-        let ledger = SubscriptionLedger(store: h.store, verifier: verifier, configuration: LedgerConfiguration())
-        let router = LedgerApplication.router(store: h.store, ledger: ledger, keys: [], clock: SystemClock(), metrics: PrometheusCollectorRegistry())
-        return router.routes.filter { $0.method == .get }.map { $0.path.description }
+        try ServedRoutes.all(store: h.store).filter { $0.method == .get }.map(\.path)
     }
 
     @Test(arguments: TestDatabases.dialects)

@@ -95,7 +95,8 @@ struct APIHarness: Sendable {
                     "pro.monthly": .init(entitlements: ["pro"]), "lifetime.pro": .init(entitlements: ["pro"]),
                     "basic.monthly": .init(entitlements: ["basic"]),
                 ]),
-                // The client's default is a secret of its own (`hasOwnReceiptSecret`), not the app's.
+                // The client's default is a secret of its own (`hasOwnReceiptSecret`), not the app's;
+                // with one app configured, the flag changes no choice of secret here.
                 linkPolicy: policy, sharedSecrets: [bundleId: appSecret], hasOwnReceiptSecret: true
             ),
             clock: clock, logger: logger
@@ -138,6 +139,17 @@ struct APIHarness: Sendable {
             transaction: transaction, renewalInfo: renewal, signedDate: Day.apple(day)
         )
         return try await request(.post, "/v1/apple/notifications/v2", json: #"{"signedPayload":"\#(jws)"}"#)
+    }
+
+    /// The body of a validly signed V2 notification (a renewal of chain 5000) that the webhook
+    /// records when it reads it whole: for tests of half-sent and refused requests, where "nothing
+    /// was recorded" must be able to fail.
+    static func signedRenewalBody() throws -> String {
+        let jws = try pki.get().signNotification(
+            type: .didRenew, bundleId: bundleId, environment: .sandbox,
+            transaction: transaction("5000", original: "5000", purchased: 0, expires: 30), signedDate: Day.apple(0)
+        )
+        return #"{"signedPayload":"\#(jws)"}"#
     }
 
     static func transaction(_ id: String, original: String = "1000", product: String = "pro.monthly", purchased: Double, expires: Double?,

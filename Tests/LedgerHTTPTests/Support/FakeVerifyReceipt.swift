@@ -80,8 +80,8 @@ enum FakeVerifyReceipt {
     }
 
     /// Runs the fake for `body`, passing its base URL and what it receives. With `secrets` not empty,
-    /// a request whose password is none of them is answered 21004 (after `flaky-receipt`'s 21005,
-    /// which Apple gives before reading the request).
+    /// a request whose password is none of them is answered 21004, after `flaky-receipt`'s 21005
+    /// (the fake's own order: Apple documents none between its statuses).
     static func run(accepting secrets: Set<String>, _ body: @Sendable (String, Recorder) async throws -> Void) async throws {
         let recorder = Recorder()
         @Sendable func status(_ code: Int) -> Response {

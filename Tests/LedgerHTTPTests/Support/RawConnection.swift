@@ -41,6 +41,20 @@ enum RawConnection {
         }
     }
 
+    /// A connection to `port` whose reads are recorded from the first byte (a refusal comes as it
+    /// opens). Kept half-closed, it stays open when the server closes its output, as NIO's default
+    /// does not.
+    static func connect(port: Int, keepingHalfClosed: Bool = false) async throws -> (any Channel, ReadRecorder) {
+        let answers = ReadRecorder()
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelOption(.allowRemoteHalfClosure, value: keepingHalfClosed)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(answers) }
+            }
+            .connect(host: "127.0.0.1", port: port).get()
+        return (channel, answers)
+    }
+
     /// Whether the server closes `channel` within `limit`; if not, the test closes it then.
     static func closes(_ channel: any Channel, within limit: Duration) async throws -> Bool {
         try await withThrowingTaskGroup(of: Bool.self) { group in

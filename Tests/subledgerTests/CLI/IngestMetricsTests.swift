@@ -49,28 +49,18 @@ struct IngestMetricsTests {
                 ("POST /v1/apple/transactions", "recorded"), ("POST /v1/apple/transactions", "duplicate"),
             ] {
                 let series = #"subledger_ingest_total{endpoint="\#(endpoint)",result="\#(result)"}"#
-                #expect(Self.sample(series, in: metrics) == 1, "\(endpoint) \(result)")
+                #expect(MetricsSample.value(series, in: metrics) == 1, "\(endpoint) \(result)")
             }
             #expect(!metrics.contains(#"result="ok""#))
             // Every signed input verified is timed once, refused or not; a body refused for its size
             // never reached the verifier.
-            #expect(Self.sample(#"subledger_verification_duration_count{kind="notification_v2"}"#, in: metrics) == 3, "\(metrics)")
-            #expect(Self.sample(#"subledger_verification_duration_count{kind="transaction"}"#, in: metrics) == 2, "\(metrics)")
-            #expect((Self.sample(#"subledger_verification_duration_sum{kind="notification_v2"}"#, in: metrics) ?? 0) > 0, "\(metrics)")
+            #expect(MetricsSample.value(#"subledger_verification_duration_count{kind="notification_v2"}"#, in: metrics) == 3, "\(metrics)")
+            #expect(MetricsSample.value(#"subledger_verification_duration_count{kind="transaction"}"#, in: metrics) == 2, "\(metrics)")
+            #expect((MetricsSample.value(#"subledger_verification_duration_sum{kind="notification_v2"}"#, in: metrics) ?? 0) > 0, "\(metrics)")
 
             server.signal(SIGTERM)
             #expect(try await server.waitForExit() == 0)
         }
-    }
-
-    /// The value of `series` (its name and labels as `/metrics` writes them) read as a number from
-    /// its whole line, or nil if no line is that series: a count of 1 is not also met by 10 to 19,
-    /// as a search for the text `} 1` was.
-    private static func sample(_ series: String, in metrics: String) -> Double? {
-        for line in metrics.split(separator: "\n") where line.hasPrefix(series + " ") {
-            return Double(line.dropFirst(series.count + 1))
-        }
-        return nil
     }
 
     /// The view's `evaluated_at` value, the one part of two answers for the same state that differs.

@@ -39,16 +39,16 @@ struct ServeProcessTests {
             // Requests by route, method and status; no error series where nothing was thrown.
             for (method, status) in [("GET", 401), ("GET", 200), ("POST", 405)] {
                 let series = #"hb_requests{http_route="/v1/users/{user_id}/entitlements",http_request_method="\#(method)",http_response_status_code="\#(status)"}"#
-                #expect(Self.sample(series, in: metrics.body) == 1, "\(method) \(status)")
+                #expect(MetricsSample.value(series, in: metrics.body) == 1, "\(method) \(status)")
             }
             #expect(!metrics.body.contains(#"http_route="Unknown""#))
             #expect(!metrics.body.contains("hb_request_errors"))
             // The ledger's own timers report too (they are made once, after the metrics system starts).
             for operation in ["read_entitlements", "read_user_events", "read_events"] {
-                #expect(Self.sample(#"subledger_database_duration_count{operation="\#(operation)"}"#, in: metrics.body) == 1, "\(operation)")
+                #expect(MetricsSample.value(#"subledger_database_duration_count{operation="\#(operation)"}"#, in: metrics.body) == 1, "\(operation)")
             }
             // The refusal counter is made with the server, so its series is there before any refusal.
-            #expect(Self.sample("subledger_connections_refused_total", in: metrics.body) == 0, "\(metrics.body)")
+            #expect(MetricsSample.value("subledger_connections_refused_total", in: metrics.body) == 0, "\(metrics.body)")
 
             server.signal(SIGTERM)
             #expect(try await server.waitForExit() == 0)
@@ -95,9 +95,8 @@ struct ServeProcessTests {
             #expect(server.standardError.contains("verifyReceipt transient failure"), "\(server.standardError)")
             // The wait on Apple is timed whole, its attempts and backoff included.
             let metrics = try await httpRequest("http://127.0.0.1:\(port)/metrics").body
-            #expect(Self.sample(#"subledger_verification_duration_count{kind="receipt"}"#, in: metrics) == 1, "\(metrics)")
-            let sum = metrics.split(separator: "\n").first { $0.hasPrefix(#"subledger_verification_duration_sum{kind="receipt"} "#) }
-            let seconds = try #require(sum.flatMap { Double($0.split(separator: " ").last ?? "") }, "\(metrics)")
+            #expect(MetricsSample.value(#"subledger_verification_duration_count{kind="receipt"}"#, in: metrics) == 1, "\(metrics)")
+            let seconds = try #require(MetricsSample.value(#"subledger_verification_duration_sum{kind="receipt"}"#, in: metrics), "\(metrics)")
             #expect(seconds >= 1 && seconds <= waited / .seconds(1), "timed \(seconds) s of a \(waited) wait")
             server.signal(SIGTERM)
             #expect(try await server.waitForExit() == 0)
@@ -424,7 +423,7 @@ struct ServeProcessTests {
             let counted = try await httpRequest("http://127.0.0.1:\(port)/metrics")
             for version in ["v1", "v2"] {
                 let series = #"subledger_ingest_total{endpoint="POST /v1/apple/notifications/\#(version)",result="storage_unavailable"}"#
-                #expect(Self.sample(series, in: counted.body) == 1, "\(counted.body)")
+                #expect(MetricsSample.value(series, in: counted.body) == 1, "\(counted.body)")
             }
             #expect(try await SubledgerProcess.run(["migrate"], in: directory).status == 0)
             #expect(try await httpRequest("http://127.0.0.1:\(port)/ready").status == 200)
@@ -535,15 +534,5 @@ struct ServeProcessTests {
             #expect(refused.status != 0)
             #expect(refused.stderr.contains("1 stored event(s) carry transaction ids this PostgreSQL server has not reached"), "\(refused.stderr)")
         }
-    }
-
-    /// The value of `series` (its name and labels as `/metrics` writes them) read as a number from
-    /// its whole line, or nil if no line is that series: a count of 1 is not also met by 10 to 19,
-    /// as a search for the text `} 1` was.
-    private static func sample(_ series: String, in metrics: String) -> Double? {
-        for line in metrics.split(separator: "\n") where line.hasPrefix(series + " ") {
-            return Double(line.dropFirst(series.count + 1))
-        }
-        return nil
     }
 }
