@@ -10,6 +10,7 @@ struct PoolStartTests {
     /// Whether `run` was entered, and what each waiter saw when it went on.
     private final class Observed: Sendable {
         let entered = Mutex(false)
+        let leasing = Mutex(false)
         let running = Mutex(false)
         let sawRunning = Mutex<[Bool]>([])
     }
@@ -70,7 +71,11 @@ struct PoolStartTests {
             let opener = Task {
                 await start.open {
                     observed.entered.withLock { $0 = true }
-                    Self.spin(for: .milliseconds(100))
+                    // Holds the loop until the test leases (at most 10 s), then long enough for the
+                    // lease's hop to queue behind this job: a fixed spin ran out first under CI's load.
+                    let end = ContinuousClock.now + .seconds(10)
+                    while !observed.leasing.withLock({ $0 }) && ContinuousClock.now < end {}
+                    Self.spin(for: .milliseconds(200))
                     observed.running.withLock { $0 = true }
                 }
             }
@@ -80,7 +85,7 @@ struct PoolStartTests {
                 try await Task.sleep(for: .milliseconds(1))
             }
             try #require(observed.entered.withLock { $0 }, "the opening never began")
-            try #require(!observed.running.withLock { $0 }, "the poll saw the opening only after it ended")
+            observed.leasing.withLock { $0 = true }
             try await start.wait()
             #expect(observed.running.withLock { $0 })
             await opener.value
