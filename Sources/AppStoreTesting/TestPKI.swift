@@ -46,6 +46,8 @@ public struct TestPKI: Sendable {
     ///   - intermediateHasAppleMarker: whether the intermediate carries OID 1.2.840.113635.100.6.2.1.
     ///   - name: a label put in the subject names, to tell several PKIs apart.
     ///   - caCurve: the curve of the root and intermediate keys; `.p384` mirrors Apple's chain (and its cost).
+    ///   - leafCertificateKey: a key for the leaf certificate to name in place of the signing key's
+    ///     (one not on P-256 tests the verifier's key check; signatures then cannot verify).
     public init(
         notValidBefore: Date = TestPKI.defaultNotValidBefore,
         notValidAfter: Date = TestPKI.defaultNotValidAfter,
@@ -53,12 +55,13 @@ public struct TestPKI: Sendable {
         leafHasAppleMarker: Bool = true,
         intermediateHasAppleMarker: Bool = true,
         name: String = "subledger test",
-        caCurve: CACurve = .p256
+        caCurve: CACurve = .p256,
+        leafCertificateKey: Certificate.PublicKey? = nil
     ) throws {
         let rootKey = caCurve.makeKey()
         let intermediateKey = caCurve.makeKey()
         let leafKey = P256.Signing.PrivateKey()
-        let leafPublicKey = Certificate.PublicKey(leafKey.publicKey)
+        let leafPublicKey = leafCertificateKey ?? Certificate.PublicKey(leafKey.publicKey)
         let rootSKI = SubjectKeyIdentifier(hash: rootKey.publicKey)
         let intermediateSKI = SubjectKeyIdentifier(hash: intermediateKey.publicKey)
         let rootName = try DistinguishedName {

@@ -32,6 +32,10 @@ struct ChainValidator: Sendable {
     private func buildChain(leafText: String, intermediateText: String, at effectiveDate: Date) async throws -> ValidatedChain {
         let (leaf, leafDER) = try parse(leafText, role: "leaf")
         let (intermediate, _) = try parse(intermediateText, role: "intermediate")
+        // Step 7 with the parsing, before the markers and dates, as appstore.md's table orders them.
+        guard P256.Signing.PublicKey(leaf.publicKey) != nil else {
+            throw AppStoreError(.invalidCertificate, "leaf certificate key is not P-256, cannot verify ES256")
+        }
 
         guard leaf.extensions[oid: AppleMarkerExtensionPolicy.leafMarker] != nil else {
             throw AppStoreError(
@@ -52,9 +56,6 @@ struct ChainValidator: Sendable {
                     "\(role) certificate is valid from \(certificate.notValidBefore) to \(certificate.notValidAfter), not at \(effectiveDate)"
                 )
             }
-        }
-        guard P256.Signing.PublicKey(leaf.publicKey) != nil else {
-            throw AppStoreError(.invalidCertificate, "leaf certificate key is not P-256, cannot verify ES256")
         }
 
         var verifier = Verifier(rootCertificates: roots) {

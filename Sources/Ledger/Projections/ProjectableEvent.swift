@@ -33,8 +33,9 @@ public struct ProjectableEvent: Sendable {
         self.body = body
     }
 
-    /// Decodes a stored event; unknown types and schema versions become `.other`. A fact comes back
-    /// without its raw input, which no projector reads (it stays in the log).
+    /// Decodes a stored event; unknown types become `.other` (the schema version is not read: this
+    /// build writes 1 on every event). A fact comes back without its raw input, which no projector
+    /// reads (it stays in the log).
     public init(_ event: RecordedEvent, decoder: JSONDecoder = JSONDecoder()) throws {
         try self.init(FoldableEvent(event), decoder: decoder)
     }

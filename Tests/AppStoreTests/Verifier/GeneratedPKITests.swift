@@ -1,5 +1,6 @@
 import AppStore
 import AppStoreTesting
+import Crypto
 import Foundation
 import Testing
 import X509
@@ -63,6 +64,17 @@ import X509
         #expect(code == "invalid_certificate")
         let second = try await verifier.verifyTransaction(pki.signTransaction(Self.transaction("1002")), now: fixedNow)
         #expect(second.facts.usedCachedChain == true)
+    }
+
+    /// A leaf whose key is not P-256 cannot sign ES256: refused at step 7 with the parsing, before
+    /// the markers and the dates are looked at (appstore.md's order), so a leaf that also lacks its
+    /// marker is still `invalid_certificate`.
+    @Test(arguments: [true, false])
+    func aLeafKeyNotOnP256IsAnInvalidCertificateBeforeTheMarkers(_ leafHasAppleMarker: Bool) async throws {
+        let pki = try TestPKI(leafHasAppleMarker: leafHasAppleMarker, leafCertificateKey: Certificate.PublicKey(P384.Signing.PrivateKey().publicKey))
+        let verifier = try pki.makeVerifier(bundleId: Self.bundleId)
+        let code = await errorCode { _ = try await verifier.verifyTransaction(pki.signTransaction(Self.transaction()), now: fixedNow) }
+        #expect(code == "invalid_certificate")
     }
 
     @Test func mintedRenewalInfoVerifies() async throws {
