@@ -1,9 +1,3 @@
-import EventStore
-import Foundation
-import Logging
-import PostgresNIO
-import SQLiteNIO
-
 /// PostgreSQL tests were asked for (CI=true) but no server was given.
 public struct PostgreSQLRequired: Error, CustomStringConvertible {
     public init() {}

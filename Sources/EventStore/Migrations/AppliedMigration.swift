@@ -1,6 +1,3 @@
-import Crypto
-import Foundation
-
 /// A migration that is recorded as applied in the database.
 public struct AppliedMigration: Sendable, Hashable {
     /// The migration's number.

@@ -2,9 +2,10 @@
 /// keys): none holds U+0000. PostgreSQL refuses such text even in a comparison, and SQLite stores it
 /// but reads it back cut at the NUL, so a name holding one is refused as `invalid_event` where it
 /// would be written or locked, alike on both stores, and a read of one finds nothing.
-enum StoredName {
-    /// Whether `text` can be a stored name.
-    static func isStorable(_ text: String) -> Bool {
+public enum StoredName {
+    /// Whether `text` can be a stored name (the ledger checks its facts' ids with it, so it refuses
+    /// such a fact before its write).
+    public static func isStorable(_ text: String) -> Bool {
         !text.utf8.contains(0)
     }
 

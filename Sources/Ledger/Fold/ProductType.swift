@@ -1,6 +1,3 @@
-import EventStore
-import Foundation
-
 /// Apple's product type names, as they appear in transactions.
 public enum ProductType {
     public static let autoRenewable = "Auto-Renewable Subscription"

@@ -44,7 +44,7 @@ extension SubscriptionLedger {
     /// and so fails only its own request, not the batch it would have shared.
     static func refuseIdsHoldingNUL(_ fact: AppleFact, stream: String, dedupeKey: String) throws {
         func refuse(_ id: String, _ what: String) throws {
-            guard id.utf8.contains(0) else { return }
+            guard !StoredName.isStorable(id) else { return }
             throw LedgerError(.malformedBody, "the \(what) \(id.debugDescription) holds U+0000 (NUL), which no id can")
         }
         for transaction in fact.transactions {

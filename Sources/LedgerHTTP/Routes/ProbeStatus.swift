@@ -1,4 +1,3 @@
-import EventStore
 import Hummingbird
 
 /// The body of a probe answer.

@@ -1,6 +1,3 @@
-import AppStore
-import EventStore
-import Foundation
 import Hummingbird
 
 /// A page of events and the cursor to pass as `after` for the next page.

@@ -1,6 +1,3 @@
-import AppStore
-import EventStore
-import Foundation
 import Hummingbird
 
 /// The answer to an ingestion.

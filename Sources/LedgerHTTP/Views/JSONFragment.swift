@@ -1,7 +1,5 @@
 import AppStore
-import EventStore
 import Foundation
-import Hummingbird
 
 /// Already-encoded JSON embedded as is in an encoded body.
 struct JSONFragment: Encodable, Sendable {

@@ -1,16 +1,3 @@
-import AppStore
-import AppStoreTesting
-import ArgumentParser
-import AsyncHTTPClient
-import EventStore
-import Foundation
-import Hummingbird
-import Ledger
-import LedgerHTTP
-import Logging
-import Metrics
-import NIOCore
-import Prometheus
 import Synchronization
 
 /// Hands out indexes to workers.

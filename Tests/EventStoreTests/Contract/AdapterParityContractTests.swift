@@ -9,16 +9,6 @@ import Testing
 /// get the same answer from both.
 @Suite("Event store contract: the adapters answer alike")
 struct AdapterParityContractTests {
-    /// Runs `write`, which must be refused as an invalid event; `what` names it in a failure.
-    static func expectInvalidEvent(_ what: String, _ write: () async throws -> Void) async {
-        do {
-            try await write()
-            Issue.record("\(what) was not refused")
-        } catch {
-            #expect(error.storeCode == .invalidEvent, "\(what): \(error)")
-        }
-    }
-
     /// SQLite kept text holding U+0000 and read it back cut there (a stream "a\0b" read as "a", and
     /// the audit saw a hash mismatch nobody made); PostgreSQL refused it as a database error. Both
     /// now refuse it as an invalid event before writing anything, on every append path.
@@ -34,13 +24,13 @@ struct AdapterParityContractTests {
                 ("s", NewEvent(type: "t", data: Data("{}".utf8), metadata: Data(#"{"a":""#.utf8) + Data([0]) + Data(#""}"#.utf8))),
             ]
             for (stream, bad) in refused {
-                await Self.expectInvalidEvent("an append of \(bad.type) to \(stream)") {
+                await expectStoreError(.invalidEvent, "an append of \(bad.type) to \(stream)") {
                     _ = try await store.append(to: stream, [bad])
                 }
-                await Self.expectInvalidEvent("a transaction's append of \(bad.type) to \(stream)") {
+                await expectStoreError(.invalidEvent, "a transaction's append of \(bad.type) to \(stream)") {
                     try await store.transaction { _ = try await $0.append(to: stream, [bad], expectedVersion: .any) }
                 }
-                await Self.expectInvalidEvent("a multi-stream append of \(bad.type) to \(stream)") {
+                await expectStoreError(.invalidEvent, "a multi-stream append of \(bad.type) to \(stream)") {
                     try await store.transaction { transaction in
                         _ = try await transaction.append([StreamAppend(stream: "other", events: [event("fine")]), StreamAppend(stream: stream, events: [bad])])
                     }
@@ -79,7 +69,7 @@ struct AdapterParityContractTests {
                 ("the lock statement's key", { _ = try await $0.lockAndRead([], beforeAppendingTo: ["s"], dedupeKeys: ["k\u{0}"]) }),
             ]
             for (name, attempt) in attempts {
-                await Self.expectInvalidEvent(name) {
+                await expectStoreError(.invalidEvent, name) {
                     try await store.transaction { transaction in
                         try await transaction.putDocument(model: "chain", key: "x", data: Data(#"{"kept":false}"#.utf8))
                         try await attempt(transaction)
@@ -106,7 +96,7 @@ struct AdapterParityContractTests {
         try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
             for version in [Int(Int32.max) + 1, Int(Int32.min) - 1] {
                 let tooLarge = NewEvent(type: "t", schemaVersion: version, data: Data("{}".utf8))
-                await Self.expectInvalidEvent("schema version \(version)") {
+                await expectStoreError(.invalidEvent, "schema version \(version)") {
                     _ = try await fixture.store.append(to: "s", [event("first"), tooLarge])
                 }
             }
@@ -127,10 +117,10 @@ struct AdapterParityContractTests {
         }
         try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
             let store = fixture.store
-            await Self.expectInvalidEvent("data \(depth) deep") {
+            await expectStoreError(.invalidEvent, "data \(depth) deep") {
                 _ = try await store.append(to: "s", [NewEvent(type: "t", data: nested(depth))])
             }
-            await Self.expectInvalidEvent("metadata \(depth) deep") {
+            await expectStoreError(.invalidEvent, "metadata \(depth) deep") {
                 try await store.transaction { transaction in
                     _ = try await transaction.append([StreamAppend(stream: "s", events: [NewEvent(type: "t", data: Data("{}".utf8), metadata: nested(depth))])])
                 }
@@ -155,10 +145,10 @@ struct AdapterParityContractTests {
                 ProjectionDocument(model: "user", key: "a", data: Data(#"{"n":2}"#.utf8)),
                 ProjectionDocument(model: "chain", key: "a", data: Data(#"{"n":3}"#.utf8)),
             ]
-            await Self.expectInvalidEvent("one document twice") {
+            await expectStoreError(.invalidEvent, "one document twice") {
                 try await store.replaceProjections(with: twice, foldedEvents: 0)
             }
-            await Self.expectInvalidEvent("a document named with NUL") {
+            await expectStoreError(.invalidEvent, "a document named with NUL") {
                 try await store.replaceProjections(with: [ProjectionDocument(model: "chain", key: "a\u{0}b", data: Data("{}".utf8))], foldedEvents: 0)
             }
             #expect(try await store.projectionDocuments() == live)
@@ -227,7 +217,7 @@ struct AdapterParityContractTests {
         try await withFreshStore(dialect) { (fixture: StoreFixture) async throws in
             let store = fixture.store
             try await store.transaction { try await $0.putDocument(model: "user", key: "u", data: Data(#"{"a":{"c":1}}"#.utf8)) }
-            await Self.expectInvalidEvent("path \(read.0) of \(read.1.debugDescription)") {
+            await expectStoreError(.invalidEvent, "path \(read.0) of \(read.1.debugDescription)") {
                 _ = try await store.document(model: "user", key: "u", relatedModel: read.1, keysAt: read.0)
             }
         }

@@ -18,19 +18,13 @@ struct CheckpointContractTests {
 
             // A second projector instance that read the old checkpoint loses, and its writes vanish.
             let stale = EventCursor(transaction: 0, position: 3)
-            do {
+            await expectStoreError(.checkpointConflict, "moving a stale checkpoint") {
                 try await store.commitProjection(checkpoint: "projector", expected: stale, next: EventCursor(transaction: 0, position: 9)) { transaction in
                     try await transaction.putDocument(model: "m", key: "k", data: Data(#"{"v":2}"#.utf8))
                 }
-                Issue.record("a stale checkpoint was moved")
-            } catch {
-                #expect(error.storeCode == .checkpointConflict)
             }
-            do {
+            await expectStoreError(.checkpointConflict, "creating a checkpoint twice") {
                 try await store.commitProjection(checkpoint: "projector", expected: nil, next: first) { _ in }
-                Issue.record("a checkpoint was created twice")
-            } catch {
-                #expect(error.storeCode == .checkpointConflict)
             }
             let document = try #require(try await store.document(model: "m", key: "k"))
             #expect(try CanonicalJSON.canonicalize(document) == Data(#"{"v":1}"#.utf8))

@@ -208,7 +208,7 @@ struct ReadBatcherTests {
     }
 
     /// Any other failure (an outage, a statement timeout) fails every read of the batch, and is not
-    /// asked again key by key.
+    /// asked again in halves.
     @Test(arguments: [EventStoreError.Code.storageUnavailable, .databaseError])
     func anyOtherFailureFailsTheWholeBatchOnce(_ code: EventStoreError.Code) async throws {
         let (answers, batches) = try await Self.read([7, 8, 9], behindZero: 2, failing: [7], with: code)

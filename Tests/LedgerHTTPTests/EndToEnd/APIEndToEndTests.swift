@@ -901,7 +901,7 @@ struct APIEndToEndTests {
             // PostgreSQL holds the feed back while an older transaction anywhere is open: wait until
             // it shows every event, so the GET and the HEAD of /v1/events see the same page.
             _ = try await readLog(h.store, atLeast: recorded)
-            let routed = try Self.getRoutes(h)
+            let routed = try ServedRoutes.all(store: h.store).filter { $0.method == .get }.map(\.path)
             #expect(Set(routed) == Set(requests.keys), "GET routes without a request here: \(Set(routed).subtracting(requests.keys).sorted())")
             for route in routed.sorted() {
                 guard let request = requests[route] else { continue }
@@ -924,11 +924,6 @@ struct APIEndToEndTests {
             #expect(try await h.request(.head, "/v1/apple/notifications/v2").headers[.allow] == "POST")
             #expect(try await h.eventCount() == recorded)
         }
-    }
-
-    /// The GET routes of the server's router (see `ServedRoutes`).
-    static func getRoutes(_ h: APIHarness) throws -> [String] {
-        try ServedRoutes.all(store: h.store).filter { $0.method == .get }.map(\.path)
     }
 
     @Test(arguments: TestDatabases.dialects)
