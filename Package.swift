@@ -196,6 +196,7 @@ let package = Package(
             dependencies: [
                 "subledger", "EventStore", "EventStoreTesting", "AppStore", "AppStoreTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),

@@ -62,13 +62,14 @@ struct LegacyInputTests {
 
     /// Runs `body` with this app and `other` (taking `otherEnvironments`) configured.
     static func runWithTwoApps(
-        otherEnvironments: Set<AppStoreEnvironment>, other: String = otherApp, _ body: @Sendable @escaping (H) async throws -> Void
+        otherEnvironments: Set<AppStoreEnvironment>, other: String = otherApp, hasOwnReceiptSecret: Bool = false,
+        _ body: @Sendable @escaping (H) async throws -> Void
     ) async throws {
         let apps = [
             AppStoreApp(bundleId: H.bundleId, appAppleId: 1_234_567_890, environments: [.sandbox, .production]),
             AppStoreApp(bundleId: other, appAppleId: 987, environments: otherEnvironments),
         ]
-        try await H.run(sharedSecrets: [H.bundleId: "s3cret", other: "other-secret"], apps: apps, body)
+        try await H.run(sharedSecrets: [H.bundleId: "s3cret", other: "other-secret"], hasOwnReceiptSecret: hasOwnReceiptSecret, apps: apps, body)
     }
 
     /// A real app receipt as Xcode writes it (Apple's public sample), readable without Apple.
@@ -948,6 +949,34 @@ struct LegacyInputTests {
         try await Self.runWithTwoApps(otherEnvironments: [.production]) { h in
             Self.answer(h, "any", day: 1, entries: [], pending: nil, status: 21004)
             try await h.expectRefusal(.bundleIdRequired) { try await Self.submit(h, "any", at: 1) }
+        }
+    }
+
+    /// With a verifyReceipt secret of its own configured (the account's primary one, which Apple
+    /// takes for every app), an unnamed receipt goes with that secret even when the apps' secrets
+    /// differ, and its refusal is the server's configuration: the client is not asked to name the app.
+    @Test func withItsOwnSecretVerifyReceiptGetsItForEveryUnnamedReceipt() async throws {
+        try await Self.runWithTwoApps(otherEnvironments: [.sandbox], other: Self.xcodeReceiptApp, hasOwnReceiptSecret: true) { h in
+            h.receipts.register(
+                VerifyReceiptResponse(
+                    status: 0, environment: .sandbox, receipt: LegacyReceipt(bundleId: Self.xcodeReceiptApp, requestDate: Day.apple(1)),
+                    latestReceiptInfo: [Self.entry("2000", purchased: 0, expires: 30)], pendingRenewalInfo: [Self.pending()]
+                ),
+                for: try Self.xcodeReceipt()
+            )
+            h.clock.set(Day.date(1))
+            try await Self.submitXcodeReceipt(h, bundleId: nil)
+            #expect(h.receipts.requests.map(\.sharedSecret) == [nil])
+            #expect(try await h.chain("2000", at: 2)?.status == .active)
+            // Named, the app's own secret goes, as without a secret of verifyReceipt's own.
+            try await Self.submitXcodeReceipt(h, bundleId: Self.xcodeReceiptApp)
+            #expect(h.receipts.requests.last?.sharedSecret == "other-secret")
+
+            Self.answer(h, "any", day: 1, entries: [], pending: nil, status: 21004)
+            try await h.expectRefusal(.sharedSecretRejected) { try await Self.submit(h, "any", at: 1) }
+            h.receipts.register(VerifyReceiptResponse(status: 21004), for: try Self.xcodeReceipt())
+            try await h.expectRefusal(.sharedSecretRejected) { try await Self.submitXcodeReceipt(h, bundleId: nil) }
+            #expect(h.receipts.requests.last?.sharedSecret == nil)
         }
     }
 

@@ -34,6 +34,7 @@ struct LedgerHarness: Sendable {
         dialect: StorageDialect = .sqlite,
         policy: LedgerConfiguration.LinkPolicy = .transfer,
         sharedSecrets: [String: String] = [bundleId: "s3cret"],
+        hasOwnReceiptSecret: Bool = false,
         apps: [AppStoreApp] = [AppStoreApp(bundleId: bundleId, appAppleId: 1_234_567_890, environments: [.sandbox, .production])],
         storeClockLead: TimeInterval = 0,
         previousOwnerRestarts: Int = 3,
@@ -48,7 +49,8 @@ struct LedgerHarness: Sendable {
             let ledger = SubscriptionLedger(
                 store: fixture.store, verifier: verifier, receiptValidator: receipts,
                 configuration: LedgerConfiguration(
-                    catalog: catalog, linkPolicy: policy, sharedSecrets: sharedSecrets, previousOwnerRestarts: previousOwnerRestarts
+                    catalog: catalog, linkPolicy: policy, sharedSecrets: sharedSecrets, hasOwnReceiptSecret: hasOwnReceiptSecret,
+                    previousOwnerRestarts: previousOwnerRestarts
                 ),
                 clock: clock, logger: logger
             )

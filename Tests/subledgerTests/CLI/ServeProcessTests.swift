@@ -103,6 +103,49 @@ struct ServeProcessTests {
         }
     }
 
+    /// Which shared secret verifyReceipt gets, as `serve` reads it from the file and the
+    /// environment: with two apps whose secrets differ, an unnamed receipt goes with the first
+    /// app's, and its refusal asks the client to name the app; with `verify_receipt`'s own secret
+    /// (the account's primary one, which Apple takes for every app), that one goes, and its refusal
+    /// is the server's configuration. A named app's own secret goes either way.
+    @Test func verifyReceiptGetsTheSecretTheConfigurationNames() async throws {
+        try await RecordingVerifyReceipt.run(answer: { _ in 21004 }) { url, fake in
+            for primary in [nil, "primary-secret"] as [String?] {
+                try await withTemporaryDirectory { directory in
+                    let yaml = """
+                        auth:
+                          keys:
+                            - { name: backend, scopes: [ingest], sha256: \(TestAPIKey.sha256) }
+                        apple:
+                          verify_receipt: { production_url: "\(url)/production", sandbox_url: "\(url)/sandbox"\(primary == nil ? "" : ", shared_secret_env: PRIMARY_SECRET") }
+                          apps:
+                            - { bundle_id: com.example.app, environments: [Sandbox], shared_secret_env: APP_SECRET }
+                            - { bundle_id: com.example.other, environments: [Sandbox], shared_secret_env: OTHER_SECRET }
+
+                        """
+                    try yaml.write(to: directory.appendingPathComponent("subledger.yaml"), atomically: true, encoding: .utf8)
+                    var environment = ["SUBLEDGER_HTTP_PORT": "0", "APP_SECRET": "app-secret", "OTHER_SECRET": "other-secret"]
+                    environment["PRIMARY_SECRET"] = primary
+                    let server = try SubledgerProcess(["serve"], in: directory, environment: environment)
+                    let port = try await server.waitForPort()
+                    func submit(_ body: String) async throws -> (status: Int, body: String, contentType: String?) {
+                        try await httpRequest("http://127.0.0.1:\(port)/v1/apple/receipts", bearer: TestAPIKey.secret, method: .POST, json: Data(body.utf8))
+                    }
+                    let start = fake.received.count
+                    let unnamed = try await submit(#"{"user_id":"u1","receipt_data":"MIIabc"}"#)
+                    let named = try await submit(#"{"user_id":"u1","receipt_data":"MIIabc","bundle_id":"com.example.other"}"#)
+                    #expect(Array(fake.received.dropFirst(start)) == [primary ?? "app-secret", "other-secret"], "\(primary ?? "no primary")")
+                    #expect(unnamed.status == (primary == nil ? 400 : 500), "\(unnamed.body)")
+                    #expect(unnamed.body.contains(primary == nil ? #""code":"bundle_id_required""# : #""code":"shared_secret_rejected""#), "\(unnamed.body)")
+                    #expect(named.status == 500, "\(named.body)")
+                    #expect(named.body.contains(#""code":"shared_secret_rejected""#), "\(named.body)")
+                    server.signal(SIGTERM)
+                    #expect(try await server.waitForExit() == 0)
+                }
+            }
+        }
+    }
+
     /// SIGHUP (a `kill -HUP`, as a unit's reload command often sends, or a closed terminal) leaves `serve` running and says that a change
     /// needs a restart; it ended the process at once, with no graceful stop. The notice does not hold
     /// up a stop either.
