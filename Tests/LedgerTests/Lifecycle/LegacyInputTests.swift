@@ -83,6 +83,20 @@ struct LegacyInputTests {
         _ = try await h.ledger.submitReceipt(userId: "u1", receiptData: try xcodeReceipt(), bundleId: bundleId, context: .init(source: "test"))
     }
 
+    /// Has verifyReceipt accept the Xcode receipt (chain 2000, active until day 30) and submits it
+    /// on day 1 without naming its app.
+    static func submitAcceptedXcodeReceipt(_ h: H) async throws {
+        h.receipts.register(
+            VerifyReceiptResponse(
+                status: 0, environment: .sandbox, receipt: LegacyReceipt(bundleId: xcodeReceiptApp, requestDate: Day.apple(1)),
+                latestReceiptInfo: [entry("2000", purchased: 0, expires: 30)], pendingRenewalInfo: [pending()]
+            ),
+            for: try xcodeReceipt()
+        )
+        h.clock.set(Day.date(1))
+        try await submitXcodeReceipt(h, bundleId: nil)
+    }
+
     @Test func v1InitialBuyRenewAndCancelFoldLikeV2() async throws {
         try await H.run { h in
             _ = try await h.ledger.link(userId: "u1", originalTransactionId: "2000", source: "submit", context: .init(source: "test"))
@@ -666,15 +680,7 @@ struct LegacyInputTests {
     /// the first app's, so the client need not name it; that secret refused is the server's.
     @Test func anUnnamedReceiptGoesWithTheSecretOfTheAppItNames() async throws {
         try await Self.runWithTwoApps(otherEnvironments: [.sandbox], other: Self.xcodeReceiptApp) { h in
-            h.receipts.register(
-                VerifyReceiptResponse(
-                    status: 0, environment: .sandbox, receipt: LegacyReceipt(bundleId: Self.xcodeReceiptApp, requestDate: Day.apple(1)),
-                    latestReceiptInfo: [Self.entry("2000", purchased: 0, expires: 30)], pendingRenewalInfo: [Self.pending()]
-                ),
-                for: try Self.xcodeReceipt()
-            )
-            h.clock.set(Day.date(1))
-            try await Self.submitXcodeReceipt(h, bundleId: nil)
+            try await Self.submitAcceptedXcodeReceipt(h)
             #expect(h.receipts.requests.last?.sharedSecret == "other-secret")
             #expect(try await h.chain("2000", at: 2)?.status == .active)
             h.receipts.register(VerifyReceiptResponse(status: 21004), for: try Self.xcodeReceipt())
@@ -957,15 +963,7 @@ struct LegacyInputTests {
     /// differ, and its refusal is the server's configuration: the client is not asked to name the app.
     @Test func withItsOwnSecretVerifyReceiptGetsItForEveryUnnamedReceipt() async throws {
         try await Self.runWithTwoApps(otherEnvironments: [.sandbox], other: Self.xcodeReceiptApp, hasOwnReceiptSecret: true) { h in
-            h.receipts.register(
-                VerifyReceiptResponse(
-                    status: 0, environment: .sandbox, receipt: LegacyReceipt(bundleId: Self.xcodeReceiptApp, requestDate: Day.apple(1)),
-                    latestReceiptInfo: [Self.entry("2000", purchased: 0, expires: 30)], pendingRenewalInfo: [Self.pending()]
-                ),
-                for: try Self.xcodeReceipt()
-            )
-            h.clock.set(Day.date(1))
-            try await Self.submitXcodeReceipt(h, bundleId: nil)
+            try await Self.submitAcceptedXcodeReceipt(h)
             #expect(h.receipts.requests.map(\.sharedSecret) == [nil])
             #expect(try await h.chain("2000", at: 2)?.status == .active)
             // Named, the app's own secret goes, as without a secret of verifyReceipt's own.
