@@ -126,11 +126,8 @@ struct ConfigurationLoader {
         case .integer(let range):
             return String(try integer(value, in: range, key: source))
         case .boolean:
-            switch value.lowercased() {
-            case "true", "yes", "on", "1": return "true"
-            case "false", "no", "off", "0": return "false"
-            default: throw ConfigurationError(key: source, message: "must be true or false (got \(value))")
-            }
+            guard let flag = BooleanSetting.parse(value) else { throw BooleanSetting.refusal(key: source, got: value) }
+            return flag ? "true" : "false"
         case .choice(let choices):
             // In any letter case, as booleans are: `INFO` is as plain as `info`.
             guard let choice = choices.first(where: { $0 == value.lowercased() }) else {

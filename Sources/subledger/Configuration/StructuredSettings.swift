@@ -139,11 +139,9 @@ enum StructuredSettings {
     }
 
     static func boolean(_ node: Node, key: String) throws -> Bool {
-        switch node.string?.lowercased() {
-        case "true", "yes", "on", "1": return true
-        case "false", "no", "off", "0": return false
-        default: throw ConfigurationError(key: key, message: "must be true or false (got \(node.string ?? "a collection"))")
-        }
+        guard let text = node.string else { throw BooleanSetting.refusal(key: key, got: "a collection") }
+        guard let value = BooleanSetting.parse(text) else { throw BooleanSetting.refusal(key: key, got: text) }
+        return value
     }
 
     /// The text of a scalar field, nil when it is absent; a list or a mapping where one value

@@ -75,6 +75,29 @@ struct ConfigurationLoaderTests {
         }
     }
 
+    /// A boolean takes the same spellings in the file, in a variable and in an app's fields, and
+    /// its refusal names them all: "true or false" alone read as if `YES` and `0` were refused.
+    @Test func booleansTakeTheSameSpellingsEverywhereAndTheRefusalNamesThem() throws {
+        for (text, value) in [("YES", true), ("On", true), ("1", true), ("False", false), ("no", false), ("OFF", false), ("0", false)] {
+            #expect(try ConfigurationLoader(environment: ["SUBLEDGER_DATABASE_MIGRATE_ON_START": text]).load(yaml: "").migrateOnStart == value, "\(text)")
+            #expect(try ConfigurationLoader(environment: [:]).load(yaml: "entitlements: { sandbox_grants: \(text) }").sandboxGrants == value, "\(text)")
+            let app = "apple:\n  apps:\n    - { bundle_id: a, environments: [Xcode], allow_unsigned_local: \(text) }"
+            if value {
+                #expect(try ConfigurationLoader(environment: [:]).load(yaml: app).apps.first?.allowUnsignedLocal == true, "\(text)")
+            }
+        }
+        let spellings = "must be true or false (or yes/no, on/off, 1/0, in any letter case; got Maybe)"
+        #expect(throws: ConfigurationError(key: "SUBLEDGER_DATABASE_MIGRATE_ON_START", message: spellings)) {
+            try ConfigurationLoader(environment: ["SUBLEDGER_DATABASE_MIGRATE_ON_START": "Maybe"]).load(yaml: "")
+        }
+        #expect(throws: ConfigurationError(key: "entitlements.sandbox_grants", message: spellings)) {
+            try ConfigurationLoader(environment: [:]).load(yaml: "entitlements: { sandbox_grants: Maybe }")
+        }
+        #expect(throws: ConfigurationError(key: "apple.apps[0].allow_unsigned_local", message: spellings)) {
+            try ConfigurationLoader(environment: [:]).load(yaml: "apple:\n  apps:\n    - { bundle_id: a, environments: [Xcode], allow_unsigned_local: Maybe }")
+        }
+    }
+
     @Test func theConnectionCeilingIsTheDefaultUnlessFileOrEnvironmentSetIt() throws {
         #expect(try ConfigurationLoader(environment: [:]).load(yaml: "").httpMaxConnections == nil)
         #expect(try ConfigurationLoader(environment: [:]).load(yaml: "http: { max_connections: 500 }").httpMaxConnections == 500)
