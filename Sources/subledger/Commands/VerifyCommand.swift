@@ -71,8 +71,12 @@ struct VerifyCommand: AsyncParsableCommand {
         switch (error.code, bundleId) {
         case (.unknownApp, let bundleId?):
             "; --bundle-id \(bundleId) is not the app this payload names"
-        case (.environmentNotAccepted, _) where environment == nil:
-            "; only Production and Sandbox are accepted unless --environment names another"
+        case (.environmentNotAccepted, _):
+            if let environment {
+                "; --environment \(environment) is the only environment accepted"
+            } else {
+                "; only Production and Sandbox are accepted unless --environment names another"
+            }
         default:
             ""
         }

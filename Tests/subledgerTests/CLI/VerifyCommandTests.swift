@@ -66,6 +66,11 @@ struct VerifyCommandTests {
             #expect(local.stderr.contains("unless --environment names another"), "\(local.stderr)")
             let accepted = try await SubledgerProcess.run(["verify", "--root", "test-root.pem", "--environment", "Xcode", "xcode.jws"], in: directory)
             #expect(accepted.status == 0, "\(accepted.stderr)")
+            // A named environment that the payload's is not: the option is named too.
+            let named = try await SubledgerProcess.run(["verify", "--root", "test-root.pem", "--environment", "Xcode", "sandbox.jws"], in: directory)
+            #expect(named.status == 1)
+            #expect(named.stderr.hasPrefix("environment_not_accepted"), "\(named.stderr)")
+            #expect(named.stderr.contains("; --environment Xcode is the only environment accepted"), "\(named.stderr)")
         }
     }
 
