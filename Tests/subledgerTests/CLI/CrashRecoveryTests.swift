@@ -1,0 +1,127 @@
+import AppStore
+import AppStoreTesting
+import Foundation
+import Synchronization
+import Testing
+
+/// `serve` killed in the middle of ingest (SIGKILL: no graceful stop, SQLite's write-ahead log left
+/// as the kill found it) loses no fact it answered 200, keeps each fact's link with it, and leaves
+/// a ledger whose hash chains and read models check clean.
+@Suite("subledger serve killed mid-ingest")
+struct CrashRecoveryTests {
+    /// One input posted over HTTP: a V2 notification, or a client's submission linking a user.
+    private enum Input: Sendable {
+        case notification(Data)
+        case submission(user: String, body: Data)
+
+        var path: String {
+            switch self {
+            case .notification: "/v1/apple/notifications/v2"
+            case .submission: "/v1/apple/transactions"
+            }
+        }
+
+        var body: Data {
+            switch self {
+            case .notification(let body), .submission(_, let body): body
+            }
+        }
+    }
+
+    /// The inputs answered 200 so far, and how many posters have stopped, shared by the posters.
+    private final class Answered: Sendable {
+        private let state = Mutex<(indexes: [Int], stopped: Int)>(([], 0))
+        var indexes: [Int] { state.withLock { $0.indexes } }
+        var stopped: Int { state.withLock { $0.stopped } }
+        func add(_ index: Int) { state.withLock { $0.indexes.append(index) } }
+        func stop() { state.withLock { $0.stopped += 1 } }
+    }
+
+    @Test func aKilledServerKeepsEveryAnsweredFactAndItsLedgerChecksClean() async throws {
+        try await withTemporaryDirectory { directory in
+            let pki = try TestPKI()
+            let now = AppStoreDate(millisecondsSince1970: Int64(Date().timeIntervalSince1970 * 1000))
+            // Even indexes are notifications of their own subscription, odd ones submissions that
+            // link a user of their own (a fact and a link in one transaction).
+            let inputs: [Input] = try (0..<400).map { index in
+                if index.isMultiple(of: 2) {
+                    return .notification(try pki.subscribedBody(transactionId: "\(10_000 + index)", at: now))
+                }
+                let transaction = try pki.signTransaction(.testSubscription(transactionId: "\(10_000 + index)", purchaseDate: now))
+                return .submission(
+                    user: "u\(index)", body: try JSONSerialization.data(withJSONObject: ["user_id": "u\(index)", "signed_transaction": transaction])
+                )
+            }
+            @Sendable func post(_ input: Input, to base: String, timeout: Duration = .seconds(30)) async throws -> (status: Int, body: String, contentType: String?) {
+                try await httpRequest(base + input.path, bearer: TestAPIKey.secret, method: .POST, json: input.body, timeout: timeout)
+            }
+
+            let (server, base) = try await serveTrustingTestPKI(pki, in: directory)
+            let answered = Answered()
+            let posters = 16
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for poster in 0..<posters {
+                    group.addTask {
+                        defer { answered.stop() }
+                        for index in stride(from: poster, to: inputs.count, by: posters) {
+                            // Once the server is gone its connections fail: this poster is done. (A
+                            // refused connection is tried again until the timeout.)
+                            guard let answer = try? await post(inputs[index], to: base, timeout: .seconds(3)) else { return }
+                            if answer.status == 200 { answered.add(index) }
+                        }
+                    }
+                }
+                // Killed while the posters' requests are in flight, a quarter of the way in.
+                while answered.indexes.count < inputs.count / 4 {
+                    try #require(answered.stopped < posters, "the posters stopped before a quarter of the inputs were answered")
+                    try await Task.sleep(for: .milliseconds(2))
+                }
+                server.signal(SIGKILL)
+                try await group.waitForAll()
+            }
+            #expect(try await server.waitForExit() == SIGKILL)
+            let kept = answered.indexes
+            #expect(kept.count < inputs.count, "the kill came after every input was answered")
+
+            // Started again on the same file: every answered fact is there (a notification sent
+            // again is a duplicate) with its link (the user is entitled), and what was not answered
+            // can be sent again and is taken, once.
+            let restarted = try SubledgerProcess(["serve"], in: directory, environment: ["SUBLEDGER_HTTP_PORT": "0"])
+            let again = "http://127.0.0.1:\(try await restarted.waitForPort())"
+            for index in kept {
+                switch inputs[index] {
+                case .notification:
+                    let answer = try await post(inputs[index], to: again)
+                    #expect(answer.status == 200 && answer.body.contains(#""result":"duplicate""#), "input \(index): \(answer.body)")
+                case .submission(let user, _):
+                    let view = try await httpRequest(again + "/v1/users/\(user)/entitlements", bearer: TestAPIKey.secret)
+                    #expect(view.body.contains(#""id":"pro""#) && view.body.contains(#""active":true"#), "input \(index): \(view.body)")
+                }
+            }
+            for index in Set(inputs.indices).subtracting(kept).sorted() {
+                #expect(try await post(inputs[index], to: again).status == 200, "input \(index)")
+            }
+            // Each fact once: 200 notifications and 200 transactions, each new subscription's.
+            var types: [String] = []
+            var cursor = ""
+            while true {
+                let feed = try await httpRequest(again + "/v1/events?limit=100" + cursor, bearer: TestAPIKey.secret)
+                let page = try #require(try JSONSerialization.jsonObject(with: Data(feed.body.utf8)) as? [String: Any], "\(feed.body)")
+                let events = try #require(page["events"] as? [[String: Any]], "\(feed.body)")
+                guard !events.isEmpty, let next = page["next_after"] as? String else { break }
+                types += events.compactMap { $0["type"] as? String }
+                cursor = "&after=\(next)"
+            }
+            #expect(types.filter { $0 == "apple.notification.v2" }.count == 200)
+            #expect(types.filter { $0 == "apple.transaction" }.count == 200)
+            restarted.signal(SIGTERM)
+            #expect(try await restarted.waitForExit() == 0)
+
+            let audit = try await SubledgerProcess.run(["audit", "verify"], in: directory)
+            #expect(audit.status == 0, "\(audit.stdout)\(audit.stderr)")
+            #expect(audit.stdout.contains("all hash chains are intact"), "\(audit.stdout)")
+            let replay = try await SubledgerProcess.run(["replay", "--check"], in: directory)
+            #expect(replay.status == 0, "\(replay.stdout)\(replay.stderr)")
+        }
+    }
+}
