@@ -1,12 +1,14 @@
 import AppStore
 import AppStoreTesting
+import EventStore
+import EventStoreTesting
 import Foundation
 import Synchronization
 import Testing
 
-/// `serve` killed in the middle of ingest (SIGKILL: no graceful stop, SQLite's write-ahead log left
-/// as the kill found it) loses no fact it answered 200, keeps each fact's link with it, and leaves
-/// a ledger whose hash chains and read models check clean.
+/// `serve` killed in the middle of ingest (SIGKILL: no graceful stop; SQLite's write-ahead log left
+/// as the kill found it, PostgreSQL's open transactions cut off) loses no fact it answered 200,
+/// keeps each fact's link with it, and leaves a ledger whose hash chains and read models check clean.
 @Suite("subledger serve killed mid-ingest")
 struct CrashRecoveryTests {
     /// One input posted over HTTP: a V2 notification, or a client's submission linking a user.
@@ -37,7 +39,17 @@ struct CrashRecoveryTests {
         func stop() { state.withLock { $0.stopped += 1 } }
     }
 
-    @Test func aKilledServerKeepsEveryAnsweredFactAndItsLedgerChecksClean() async throws {
+    @Test(arguments: TestDatabases.dialects)
+    func aKilledServerKeepsEveryAnsweredFactAndItsLedgerChecksClean(_ dialect: StorageDialect) async throws {
+        // The embedded file in the working directory, or a private PostgreSQL database.
+        var settings: [String: String] = [:]
+        if dialect == .postgres {
+            let url = try #require(ProcessInfo.processInfo.environment["SUBLEDGER_TEST_POSTGRES_URL"], "set SUBLEDGER_TEST_POSTGRES_URL (scripts/test does)")
+            let name = "crash_\(UUID().uuidString.prefix(8).lowercased())"
+            try await PostgresAdmin.createDatabase(name, url: url)
+            settings["SUBLEDGER_DATABASE_URL"] = try PostgresAdmin.url(url, database: name)
+        }
+        let database = settings
         try await withTemporaryDirectory { directory in
             let pki = try TestPKI()
             let now = AppStoreDate(millisecondsSince1970: Int64(Date().timeIntervalSince1970 * 1000))
@@ -56,7 +68,7 @@ struct CrashRecoveryTests {
                 try await httpRequest(base + input.path, bearer: TestAPIKey.secret, method: .POST, json: input.body, timeout: timeout)
             }
 
-            let (server, base) = try await serveTrustingTestPKI(pki, in: directory)
+            let (server, base) = try await serveTrustingTestPKI(pki, in: directory, environment: database)
             let answered = Answered()
             let posters = 16
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -86,7 +98,7 @@ struct CrashRecoveryTests {
             // Started again on the same file: every answered fact is there (a notification sent
             // again is a duplicate) with its link (the user is entitled), and what was not answered
             // can be sent again and is taken, once.
-            let restarted = try SubledgerProcess(["serve"], in: directory, environment: ["SUBLEDGER_HTTP_PORT": "0"])
+            let restarted = try SubledgerProcess(["serve"], in: directory, environment: database.merging(["SUBLEDGER_HTTP_PORT": "0"]) { _, port in port })
             let again = "http://127.0.0.1:\(try await restarted.waitForPort())"
             for index in kept {
                 switch inputs[index] {
@@ -117,10 +129,10 @@ struct CrashRecoveryTests {
             restarted.signal(SIGTERM)
             #expect(try await restarted.waitForExit() == 0)
 
-            let audit = try await SubledgerProcess.run(["audit", "verify"], in: directory)
+            let audit = try await SubledgerProcess.run(["audit", "verify"], in: directory, environment: database)
             #expect(audit.status == 0, "\(audit.stdout)\(audit.stderr)")
             #expect(audit.stdout.contains("all hash chains are intact"), "\(audit.stdout)")
-            let replay = try await SubledgerProcess.run(["replay", "--check"], in: directory)
+            let replay = try await SubledgerProcess.run(["replay", "--check"], in: directory, environment: database)
             #expect(replay.status == 0, "\(replay.stdout)\(replay.stderr)")
         }
     }

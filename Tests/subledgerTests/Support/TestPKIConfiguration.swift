@@ -22,11 +22,13 @@ func writeTestPKIConfiguration(_ pki: TestPKI, in directory: URL) throws {
     try configuration.write(to: directory.appendingPathComponent("subledger.yaml"), atomically: true, encoding: .utf8)
 }
 
-/// Starts `serve` on a free port in a directory set up by ``writeTestPKIConfiguration(_:in:)``:
-/// the process and its base URL.
-func serveTrustingTestPKI(_ pki: TestPKI, in directory: URL) async throws -> (server: SubledgerProcess, base: String) {
+/// Starts `serve` on a free port in a directory set up by ``writeTestPKIConfiguration(_:in:)``,
+/// with `environment` added (a `SUBLEDGER_DATABASE_URL`, say): the process and its base URL.
+func serveTrustingTestPKI(
+    _ pki: TestPKI, in directory: URL, environment: [String: String] = [:]
+) async throws -> (server: SubledgerProcess, base: String) {
     try writeTestPKIConfiguration(pki, in: directory)
-    let server = try SubledgerProcess(["serve"], in: directory, environment: ["SUBLEDGER_HTTP_PORT": "0"])
+    let server = try SubledgerProcess(["serve"], in: directory, environment: environment.merging(["SUBLEDGER_HTTP_PORT": "0"]) { _, port in port })
     return (server, "http://127.0.0.1:\(try await server.waitForPort())")
 }
 
