@@ -71,12 +71,6 @@ struct VerifyCommand: AsyncParsableCommand {
         switch (error.code, bundleId) {
         case (.unknownApp, let bundleId?):
             "; --bundle-id \(bundleId) is not the app this payload names"
-        case (.environmentNotAccepted, _):
-            if let environment {
-                "; --environment \(environment) is the only environment accepted"
-            } else {
-                "; only Production and Sandbox are accepted unless --environment names another"
-            }
         default:
             ""
         }
@@ -119,6 +113,16 @@ struct VerifyCommand: AsyncParsableCommand {
             isNotification = true
         }
         let claims = Self.unverifiedClaims(of: signedPayload)
+        do {
+            return try await verify(signedPayload, claims: claims, isNotification: isNotification, now: now)
+        } catch let error as AppStoreError where error.code == .environmentNotAccepted {
+            throw AppStoreError(error.code, error.message + environmentHint(stated: claims.environment))
+        }
+    }
+
+    /// Verifies the JWS `signedPayload` as the kind `claims` and `isNotification` say, and returns
+    /// the pretty JSON to print.
+    private func verify(_ signedPayload: String, claims: Claims, isNotification: Bool, now: Date) async throws -> String {
         let verifier = try makeVerifier(claims: claims)
 
         if isNotification || claims.kind == .notification {
@@ -190,6 +194,19 @@ struct VerifyCommand: AsyncParsableCommand {
         var kind: SignedPayloadKind = .transaction
         var bundleId: String?
         var appAppleId: Int64?
+        /// The environment the payload states (an AppTransaction's `receiptType`), if any.
+        var environment: String?
+    }
+
+    /// What the operator can change when the payload's environment is not accepted: which
+    /// environments `--environment` takes, or that it can name another. Nothing for a payload that
+    /// states none, which no option makes valid.
+    private func environmentHint(stated: String?) -> String {
+        guard stated != nil else { return "" }
+        guard let environment else { return "; only Production and Sandbox are accepted unless --environment names another" }
+        // The two unsigned local environments are taken together (`allowsUnsignedLocalEnvironments`).
+        let accepted = AppStoreEnvironment(rawValue: environment).isUnsignedLocal ? "Xcode and LocalTesting" : environment
+        return "; --environment \(environment) accepts \(accepted) only"
     }
 
     private static func unverifiedClaims(of jws: String) -> Claims {
@@ -210,16 +227,19 @@ struct VerifyCommand: AsyncParsableCommand {
                 if let inner = object[key] as? [String: Any] {
                     claims.bundleId = inner["bundleId"] as? String
                     claims.appAppleId = (inner["appAppleId"] as? NSNumber)?.int64Value
+                    claims.environment = inner["environment"] as? String
                     break
                 }
             }
         case .appTransaction:
             claims.bundleId = object["bundleId"] as? String
             claims.appAppleId = (object["appAppleId"] as? NSNumber)?.int64Value
+            claims.environment = object["receiptType"] as? String
         case .transaction:
             claims.bundleId = object["bundleId"] as? String
+            claims.environment = object["environment"] as? String
         case .renewalInfo:
-            break
+            claims.environment = object["environment"] as? String
         }
         return claims
     }

@@ -66,11 +66,23 @@ struct VerifyCommandTests {
             #expect(local.stderr.contains("unless --environment names another"), "\(local.stderr)")
             let accepted = try await SubledgerProcess.run(["verify", "--root", "test-root.pem", "--environment", "Xcode", "xcode.jws"], in: directory)
             #expect(accepted.status == 0, "\(accepted.stderr)")
-            // A named environment that the payload's is not: the option is named too.
-            let named = try await SubledgerProcess.run(["verify", "--root", "test-root.pem", "--environment", "Xcode", "sandbox.jws"], in: directory)
-            #expect(named.status == 1)
-            #expect(named.stderr.hasPrefix("environment_not_accepted"), "\(named.stderr)")
-            #expect(named.stderr.contains("; --environment Xcode is the only environment accepted"), "\(named.stderr)")
+            // A named environment that the payload's is not: the option is named too, with what
+            // it takes (the two unsigned local environments go together).
+            for (option, accepted) in [("Xcode", "Xcode and LocalTesting"), ("Production", "Production")] {
+                let named = try await SubledgerProcess.run(["verify", "--root", "test-root.pem", "--environment", option, "sandbox.jws"], in: directory)
+                #expect(named.status == 1)
+                #expect(named.stderr.hasPrefix("environment_not_accepted"), "\(named.stderr)")
+                #expect(named.stderr.hasSuffix("; --environment \(option) accepts \(accepted) only\n"), "\(named.stderr)")
+            }
+            // A payload that states no environment: no option makes it valid, so none is named.
+            var unstated = JWSTransactionDecodedPayload.testSubscription(transactionId: "1002", purchaseDate: now)
+            unstated.environment = nil
+            try pki.signTransaction(unstated).write(to: directory.appendingPathComponent("unstated.jws"), atomically: true, encoding: .utf8)
+            for options in [[], ["--environment", "Production"]] {
+                let refused = try await SubledgerProcess.run(["verify", "--root", "test-root.pem"] + options + ["unstated.jws"], in: directory)
+                #expect(refused.status == 1)
+                #expect(refused.stderr == "environment_not_accepted: transaction states no environment\n", "\(options)")
+            }
         }
     }
 
