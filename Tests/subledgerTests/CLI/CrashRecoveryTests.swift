@@ -30,13 +30,25 @@ struct CrashRecoveryTests {
         }
     }
 
-    /// The inputs answered 200 so far, and how many posters have stopped, shared by the posters.
-    private final class Answered: Sendable {
-        private let state = Mutex<(indexes: [Int], stopped: Int)>(([], 0))
-        var indexes: [Int] { state.withLock { $0.indexes } }
+    /// What the posters share: the inputs answered 200, how many posters have stopped, whether the
+    /// server was killed, and how many requests the kill cut off.
+    private final class Posting: Sendable {
+        private struct State {
+            var answered: [Int] = []
+            var stopped = 0
+            var killed = false
+            var cutOff = 0
+        }
+
+        private let state = Mutex(State())
+        var answered: [Int] { state.withLock { $0.answered } }
         var stopped: Int { state.withLock { $0.stopped } }
-        func add(_ index: Int) { state.withLock { $0.indexes.append(index) } }
+        var killed: Bool { state.withLock { $0.killed } }
+        var cutOff: Int { state.withLock { $0.cutOff } }
+        func add(_ index: Int) { state.withLock { $0.answered.append(index) } }
         func stop() { state.withLock { $0.stopped += 1 } }
+        func kill() { state.withLock { $0.killed = true } }
+        func cut() { state.withLock { $0.cutOff += 1 } }
     }
 
     @Test(arguments: TestDatabases.dialects)
@@ -44,7 +56,7 @@ struct CrashRecoveryTests {
         // The embedded file in the working directory, or a private PostgreSQL database.
         var settings: [String: String] = [:]
         if dialect == .postgres {
-            let url = try #require(ProcessInfo.processInfo.environment["SUBLEDGER_TEST_POSTGRES_URL"], "set SUBLEDGER_TEST_POSTGRES_URL (scripts/test does)")
+            let url = try #require(TestDatabases.postgresURL, "set SUBLEDGER_TEST_POSTGRES_URL (scripts/test does)")
             let name = "crash_\(UUID().uuidString.prefix(8).lowercased())"
             try await PostgresAdmin.createDatabase(name, url: url)
             settings["SUBLEDGER_DATABASE_URL"] = try PostgresAdmin.url(url, database: name)
@@ -64,42 +76,55 @@ struct CrashRecoveryTests {
                     user: "u\(index)", body: try JSONSerialization.data(withJSONObject: ["user_id": "u\(index)", "signed_transaction": transaction])
                 )
             }
-            @Sendable func post(_ input: Input, to base: String, timeout: Duration = .seconds(30)) async throws -> (status: Int, body: String, contentType: String?) {
-                try await httpRequest(base + input.path, bearer: TestAPIKey.secret, method: .POST, json: input.body, timeout: timeout)
+            @Sendable func post(_ input: Input, to base: String) async throws -> (status: Int, body: String, contentType: String?) {
+                try await httpRequest(base + input.path, bearer: TestAPIKey.secret, method: .POST, json: input.body)
             }
 
             let (server, base) = try await serveTrustingTestPKI(pki, in: directory, environment: database)
-            let answered = Answered()
+            let posting = Posting()
             let posters = 16
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for poster in 0..<posters {
                     group.addTask {
-                        defer { answered.stop() }
+                        defer { posting.stop() }
                         for index in stride(from: poster, to: inputs.count, by: posters) {
-                            // Once the server is gone its connections fail: this poster is done. (A
-                            // refused connection is tried again until the timeout.)
-                            guard let answer = try? await post(inputs[index], to: base, timeout: .seconds(3)) else { return }
-                            if answer.status == 200 { answered.add(index) }
+                            guard !posting.killed else { return }
+                            do {
+                                let answer = try await post(inputs[index], to: base)
+                                #expect(answer.status == 200, "input \(index): \(answer.body)")
+                                if answer.status == 200 { posting.add(index) }
+                            } catch {
+                                // After the kill a request fails: its connection closed, or it was
+                                // cancelled (the client's pool tries a refused connection again).
+                                if posting.killed {
+                                    posting.cut()
+                                } else {
+                                    Issue.record("input \(index) failed before the kill: \(error)")
+                                }
+                                return
+                            }
                         }
                     }
                 }
                 // Killed while the posters' requests are in flight, a quarter of the way in.
-                while answered.indexes.count < inputs.count / 4 {
-                    try #require(answered.stopped < posters, "the posters stopped before a quarter of the inputs were answered")
+                while posting.answered.count < inputs.count / 4 {
+                    try #require(posting.stopped < posters, "the posters stopped before a quarter of the inputs were answered")
                     try await Task.sleep(for: .milliseconds(2))
                 }
+                posting.kill()
                 server.signal(SIGKILL)
+                group.cancelAll()
                 try await group.waitForAll()
             }
             #expect(try await server.waitForExit() == SIGKILL)
-            let kept = answered.indexes
+            let kept = posting.answered
             #expect(kept.count < inputs.count, "the kill came after every input was answered")
+            #expect(posting.cutOff > 0, "no request was in flight at the kill")
 
             // Started again on the same file: every answered fact is there (a notification sent
             // again is a duplicate) with its link (the user is entitled), and what was not answered
             // can be sent again and is taken, once.
-            let restarted = try SubledgerProcess(["serve"], in: directory, environment: database.merging(["SUBLEDGER_HTTP_PORT": "0"]) { _, port in port })
-            let again = "http://127.0.0.1:\(try await restarted.waitForPort())"
+            let (restarted, again) = try await serveTrustingTestPKI(pki, in: directory, environment: database)
             for index in kept {
                 switch inputs[index] {
                 case .notification:
