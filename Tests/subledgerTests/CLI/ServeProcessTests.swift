@@ -109,7 +109,7 @@ struct ServeProcessTests {
     /// (the account's primary one, which Apple takes for every app), that one goes, and its refusal
     /// is the server's configuration. A named app's own secret goes either way.
     @Test func verifyReceiptGetsTheSecretTheConfigurationNames() async throws {
-        try await RecordingVerifyReceipt.run(answer: { _ in 21004 }) { url, fake in
+        try await RecordingVerifyReceipt.run { url, fake in
             for primary in [nil, "primary-secret"] as [String?] {
                 try await withTemporaryDirectory { directory in
                     let yaml = """

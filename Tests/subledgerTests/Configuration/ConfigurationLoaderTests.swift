@@ -81,10 +81,9 @@ struct ConfigurationLoaderTests {
         for (text, value) in [("YES", true), ("On", true), ("1", true), ("False", false), ("no", false), ("OFF", false), ("0", false)] {
             #expect(try ConfigurationLoader(environment: ["SUBLEDGER_DATABASE_MIGRATE_ON_START": text]).load(yaml: "").migrateOnStart == value, "\(text)")
             #expect(try ConfigurationLoader(environment: [:]).load(yaml: "entitlements: { sandbox_grants: \(text) }").sandboxGrants == value, "\(text)")
-            let app = "apple:\n  apps:\n    - { bundle_id: a, environments: [Xcode], allow_unsigned_local: \(text) }"
-            if value {
-                #expect(try ConfigurationLoader(environment: [:]).load(yaml: app).apps.first?.allowUnsignedLocal == true, "\(text)")
-            }
+            // Xcode is refused without allow_unsigned_local, so a false one names Sandbox.
+            let app = "apple:\n  apps:\n    - { bundle_id: a, environments: [\(value ? "Xcode" : "Sandbox")], allow_unsigned_local: \(text) }"
+            #expect(try ConfigurationLoader(environment: [:]).load(yaml: app).apps.first?.allowUnsignedLocal == value, "\(text)")
         }
         let spellings = "must be true or false (or yes/no, on/off, 1/0, in any letter case; got Maybe)"
         #expect(throws: ConfigurationError(key: "SUBLEDGER_DATABASE_MIGRATE_ON_START", message: spellings)) {

@@ -1,3 +1,4 @@
+import AppStore
 import Foundation
 import Hummingbird
 import Logging
@@ -5,31 +6,29 @@ import NIOCore
 import Synchronization
 
 /// A local stand-in for Apple's verifyReceipt that keeps the `password` of every request and
-/// answers each with the status `answer` gives for it: enough to see which shared secret a real
-/// `serve` process sends.
+/// refuses each with 21004 (the shared secret does not match): enough to see which secret a real
+/// `serve` process sends, and what it answers its client for that refusal.
 final class RecordingVerifyReceipt: Sendable {
     private let passwords = Mutex<[String?]>([])
 
-    /// Every password received, in order (nil for a request without one).
+    /// Every password received, in order (nil for a request without one, or a body that is not
+    /// verifyReceipt JSON).
     var received: [String?] { passwords.withLock { $0 } }
 
     private init() {}
 
     /// Runs the fake for `body`, passing its base URL (production at `/production`, the sandbox at
-    /// `/sandbox`) and the fake. `answer` maps a request's password to verifyReceipt's `status`.
-    static func run(
-        answer: @escaping @Sendable (String?) -> Int, _ body: @Sendable (String, RecordingVerifyReceipt) async throws -> Void
-    ) async throws {
+    /// `/sandbox`) and the fake.
+    static func run(_ body: @Sendable (String, RecordingVerifyReceipt) async throws -> Void) async throws {
         let fake = RecordingVerifyReceipt()
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
         let router = Router()
         for environment in ["production", "sandbox"] {
             router.post(RouterPath(environment)) { request, _ -> Response in
                 let bytes = try await request.body.collect(upTo: 1 << 20)
-                let object = try? JSONSerialization.jsonObject(with: Data(bytes.readableBytesView)) as? [String: Any]
-                let password = object?["password"] as? String
-                fake.passwords.withLock { $0.append(password) }
-                return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: #"{"status":\#(answer(password))}"#)))
+                let sent = try? JSONDecoder().decode(VerifyReceiptRequest.self, from: Data(bytes.readableBytesView))
+                fake.passwords.withLock { $0.append(sent?.password) }
+                return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: #"{"status":21004}"#)))
             }
         }
         var logger = Logger(label: "fake.verifyReceipt")
@@ -44,15 +43,18 @@ final class RecordingVerifyReceipt: Sendable {
                 defer { portContinuation.finish() }
                 try await app.runService()
             }
-            defer { group.cancelAll() }
             var iterator = ports.makeAsyncIterator()
-            guard let port = await iterator.next(), port != 0 else {
+            guard let port = await iterator.next() else {
+                // Its error, if it threw one, says more than this.
+                _ = try await group.next()
                 throw NotListening()
             }
+            defer { group.cancelAll() }
+            guard port != 0 else { throw NotListening() }
             try await body("http://127.0.0.1:\(port)", fake)
         }
     }
 
-    /// The fake stopped before it listened, or gave no port.
+    /// The fake stopped before it listened without an error of its own, or gave no port.
     struct NotListening: Error {}
 }
