@@ -16,7 +16,7 @@ public struct StoreFixture: Sendable {
     public func rawExecute(_ sql: String) async throws {
         switch dialect {
         case .postgres:
-            guard let rawPostgres else { throw EventStoreError(.databaseError, "this PostgreSQL fixture has no raw client") }
+            let rawPostgres = try requiredRawPostgres
             try await rawPostgres.withConnection { connection in
                 _ = try await connection.query(PostgresQuery(unsafeSQL: "SET search_path TO \(location)"), logger: TestDatabases.logger)
                 for statement in sql.split(separator: ";").map({ $0.trimmingCharacters(in: .whitespacesAndNewlines) }) where !statement.isEmpty {
@@ -24,16 +24,11 @@ public struct StoreFixture: Sendable {
                 }
             }
         case .sqlite:
-            let connection = try await SQLiteConnection.open(storage: .file(path: location))
-            do {
+            try await withRawSQLite { connection in
                 for statement in sql.split(separator: ";").map({ $0.trimmingCharacters(in: .whitespacesAndNewlines) }) where !statement.isEmpty {
                     _ = try await connection.query(statement)
                 }
-            } catch {
-                try await connection.close()
-                throw error
             }
-            try await connection.close()
         }
     }
 
@@ -44,7 +39,7 @@ public struct StoreFixture: Sendable {
         let quoted = "'" + type.replacingOccurrences(of: "'", with: "''") + "'"
         switch dialect {
         case .postgres:
-            guard let rawPostgres else { throw EventStoreError(.databaseError, "this PostgreSQL fixture has no raw client") }
+            let rawPostgres = try requiredRawPostgres
             _ = try await rawPostgres.query(PostgresQuery(unsafeSQL: """
                 CREATE OR REPLACE FUNCTION \(location).refuse_test_inserts() RETURNS trigger LANGUAGE plpgsql AS $$
                 BEGIN RAISE EXCEPTION 'this test refuses % events', NEW.type; END $$
@@ -54,17 +49,12 @@ public struct StoreFixture: Sendable {
                 WHEN (NEW.type = \(quoted)) EXECUTE FUNCTION \(location).refuse_test_inserts()
                 """), logger: TestDatabases.logger)
         case .sqlite:
-            let connection = try await SQLiteConnection.open(storage: .file(path: location))
-            do {
+            try await withRawSQLite { connection in
                 _ = try await connection.query("""
                     CREATE TRIGGER refuse_test_inserts BEFORE INSERT ON events WHEN NEW.type = \(quoted)
                     BEGIN SELECT RAISE(ABORT, 'this test refuses these events'); END
                     """)
-            } catch {
-                try? await connection.close()
-                throw error
             }
-            try await connection.close()
         }
     }
 
@@ -72,20 +62,15 @@ public struct StoreFixture: Sendable {
     public func tableExists(_ name: String) async throws -> Bool {
         switch dialect {
         case .postgres:
-            guard let rawPostgres else { throw EventStoreError(.databaseError, "this PostgreSQL fixture has no raw client") }
+            let rawPostgres = try requiredRawPostgres
             let rows = try await rawPostgres.query(
                 PostgresQuery(unsafeSQL: "SELECT to_regclass('\(location).\(name)') IS NOT NULL"), logger: TestDatabases.logger
             ).collect()
             return try rows.first?.decode(Bool.self) ?? false
         case .sqlite:
-            let connection = try await SQLiteConnection.open(storage: .file(path: location))
-            do {
+            return try await withRawSQLite { connection in
                 let rows = try await connection.query("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(name)])
-                try await connection.close()
                 return (rows.first?.column("n")?.integer ?? 0) > 0
-            } catch {
-                try? await connection.close()
-                throw error
             }
         }
     }
@@ -101,20 +86,36 @@ public struct StoreFixture: Sendable {
         }
     }
 
-    /// SQLite: runs `body` while another connection, as another process writing the file would,
-    /// holds SQLite's one write lock (`BEGIN IMMEDIATE`), then lets it go.
-    public func whileAnotherWriterHoldsTheFile<T: Sendable>(_ body: () async throws -> T) async throws -> T {
-        guard dialect == .sqlite else { throw EventStoreError(.databaseError, "only a SQLite file has one writer to hold") }
+    /// The raw PostgreSQL client, which a PostgreSQL fixture made by the tests always has.
+    private var requiredRawPostgres: PostgresClient {
+        get throws {
+            guard let rawPostgres else { throw EventStoreError(.databaseError, "this PostgreSQL fixture has no raw client") }
+            return rawPostgres
+        }
+    }
+
+    /// Runs `body` on a connection of its own to the SQLite file, closed however `body` ends.
+    private func withRawSQLite<T: Sendable>(_ body: (SQLiteConnection) async throws -> T) async throws -> T {
         let connection = try await SQLiteConnection.open(storage: .file(path: location))
         do {
-            _ = try await connection.query("BEGIN IMMEDIATE")
-            let result = try await body()
-            _ = try await connection.query("ROLLBACK")
+            let result = try await body(connection)
             try await connection.close()
             return result
         } catch {
             try? await connection.close()
             throw error
+        }
+    }
+
+    /// SQLite: runs `body` while another connection, as another process writing the file would,
+    /// holds SQLite's one write lock (`BEGIN IMMEDIATE`), then lets it go.
+    public func whileAnotherWriterHoldsTheFile<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        guard dialect == .sqlite else { throw EventStoreError(.databaseError, "only a SQLite file has one writer to hold") }
+        return try await withRawSQLite { connection in
+            _ = try await connection.query("BEGIN IMMEDIATE")
+            let result = try await body()
+            _ = try await connection.query("ROLLBACK")
+            return result
         }
     }
 }

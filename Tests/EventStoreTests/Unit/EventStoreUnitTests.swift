@@ -33,7 +33,8 @@ struct EventStoreUnitTests {
         changed = base; changed.dedupeKey = ""; variants.append(changed)
         changed = base; changed.data = Data(#"{"a":1}"#.utf8); variants.append(changed)
         changed = base; changed.metadata = Data(#"{"a":1}"#.utf8); variants.append(changed)
-        #expect(variants.count == 9)
+        // One variant a field: a field added to the hash without one here fails this count.
+        #expect(variants.count == Mirror(reflecting: base).children.count)
         for variant in variants {
             #expect(EventHasher.hash(previous: EventHasher.genesis, variant) != reference)
         }

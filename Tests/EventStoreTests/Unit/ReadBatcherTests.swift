@@ -39,15 +39,6 @@ struct ReadBatcherTests {
         #expect(batcher.waitingCount == count)
     }
 
-    /// Expects `answer` to be the store's error with `code`.
-    static func expectFailure(_ answer: Result<String?, any Error>?, _ code: EventStoreError.Code, sourceLocation: SourceLocation = #_sourceLocation) {
-        guard case .failure(let error)? = answer else {
-            Issue.record("expected \(code), got \(String(describing: answer))", sourceLocation: sourceLocation)
-            return
-        }
-        #expect((error as? EventStoreError)?.code == code, "\(error)", sourceLocation: sourceLocation)
-    }
-
     @Test func readsArrivingDuringABusyBatchShareTheNextOne() async throws {
         let load = GatedLoad()
         let batcher = ReadBatcher<Int, String>(maxBatchesInFlight: 1, maxBatchSize: 100) { try await load.load($0) }
@@ -111,7 +102,7 @@ struct ReadBatcherTests {
         let (answers, batches) = try await Self.read([7, 8, 9], behindZero: 2, failing: [7])
         #expect(batches == [[0], [7, 8], [7], [8], [9]])
         #expect(try answers[0]?.get() == "v0@1")
-        Self.expectFailure(answers[7], .invalidEvent)
+        await expectStoreError(.invalidEvent, "key 7") { _ = try answers[7]?.get() }
         #expect(try answers[8]?.get() == "v8@4")
         #expect(try answers[9]?.get() == "v9@5")
     }
@@ -121,7 +112,7 @@ struct ReadBatcherTests {
     @Test func aRefusedBatchIsAskedAgainInHalvesDownToTheRefusedKey() async throws {
         let (answers, batches) = try await Self.read(Array(1...8), behindZero: 8, failing: [3])
         #expect(batches == [[0], [1, 2, 3, 4, 5, 6, 7, 8], [1, 2, 3, 4], [1, 2], [3, 4], [3], [4], [5, 6, 7, 8]])
-        Self.expectFailure(answers[3], .invalidEvent)
+        await expectStoreError(.invalidEvent, "key 3") { _ = try answers[3]?.get() }
         for key in [1, 2, 4, 5, 6, 7, 8] {
             #expect(try answers[key]?.get()?.hasPrefix("v\(key)@") == true, "key \(key)")
         }
@@ -198,7 +189,7 @@ struct ReadBatcherTests {
             #expect(try answers[0]?.get() == "v0")
             #expect(try answers[2]?.get() == "v2")
             #expect(try answers[4]?.get() == "v4")
-            Self.expectFailure(answers[3], .invalidEvent)
+            await expectStoreError(.invalidEvent, "key 3") { _ = try answers[3]?.get() }
             // 2 to 4 went round again: a batch after the cancelled one held each of them.
             let batches = load.batches.withLock { $0 }
             let retried = Set(batches.dropFirst(3).flatMap { $0 })
@@ -214,8 +205,8 @@ struct ReadBatcherTests {
         let (answers, batches) = try await Self.read([7, 8, 9], behindZero: 2, failing: [7], with: code)
         #expect(batches == [[0], [7, 8], [9]])
         #expect(try answers[0]?.get() == "v0@1")
-        Self.expectFailure(answers[7], code)
-        Self.expectFailure(answers[8], code)
+        await expectStoreError(code, "key 7") { _ = try answers[7]?.get() }
+        await expectStoreError(code, "key 8") { _ = try answers[8]?.get() }
         #expect(try answers[9]?.get() == "v9@3")
     }
 

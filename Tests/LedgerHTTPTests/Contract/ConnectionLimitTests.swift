@@ -4,7 +4,6 @@ import Foundation
 import Ledger
 @testable import LedgerHTTP
 import NIOCore
-import NIOPosix
 import ServiceLifecycle
 import Synchronization
 import Testing

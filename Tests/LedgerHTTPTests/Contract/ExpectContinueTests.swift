@@ -60,7 +60,8 @@ struct ExpectContinueTests {
             #expect(answer.contains("the body is \(length.trimmingCharacters(in: .whitespaces)) bytes by its Content-Length, and request bodies are limited to 1048576 bytes"), "\(answer)")
             #expect(answer.lowercased().contains("connection: close\r\n"), "\(answer)")
             // A whole request after it, with its true length: a server that kept the connection and
-            // read on would serve and record it. It may have closed already, and the write then fails.
+            // took what follows for a new request (as if the declared body were not coming) would
+            // serve and record it. It may have closed already, and the write then fails.
             if let body = recordable {
                 let next = "POST \(path) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(APIHarness.ingestKey)\r\n"
                     + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"

@@ -6,7 +6,6 @@ import HTTPTypes
 import HummingbirdTesting
 import Ledger
 import NIOCore
-import NIOPosix
 import Testing
 
 /// An operator withdraws a manual grant over HTTP, against SQLite and PostgreSQL: access ends from

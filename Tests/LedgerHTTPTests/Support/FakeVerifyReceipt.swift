@@ -51,9 +51,6 @@ enum FakeVerifyReceipt {
     final class Recorder: Sendable {
         private let received = Mutex<[Received]>([])
 
-        /// Every request so far.
-        var all: [Received] { received.withLock { $0 } }
-
         /// How many requests so far; read before a call, it marks where that call's requests begin.
         var count: Int { received.withLock { $0.count } }
 

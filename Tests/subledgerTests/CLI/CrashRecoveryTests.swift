@@ -51,17 +51,18 @@ struct CrashRecoveryTests {
         func cut() { state.withLock { $0.cutOff += 1 } }
     }
 
+    /// The URL of a new, empty database on the tests' PostgreSQL server.
+    private static func privateDatabase() async throws -> String {
+        let url = try #require(TestDatabases.postgresURL, "set SUBLEDGER_TEST_POSTGRES_URL (scripts/test does)")
+        let name = "crash_\(UUID().uuidString.prefix(8).lowercased())"
+        try await PostgresAdmin.createDatabase(name, url: url)
+        return try PostgresAdmin.url(url, database: name)
+    }
+
     @Test(arguments: TestDatabases.dialects)
     func aKilledServerKeepsEveryAnsweredFactAndItsLedgerChecksClean(_ dialect: StorageDialect) async throws {
         // The embedded file in the working directory, or a private PostgreSQL database.
-        var settings: [String: String] = [:]
-        if dialect == .postgres {
-            let url = try #require(TestDatabases.postgresURL, "set SUBLEDGER_TEST_POSTGRES_URL (scripts/test does)")
-            let name = "crash_\(UUID().uuidString.prefix(8).lowercased())"
-            try await PostgresAdmin.createDatabase(name, url: url)
-            settings["SUBLEDGER_DATABASE_URL"] = try PostgresAdmin.url(url, database: name)
-        }
-        let database = settings
+        let database = dialect == .postgres ? ["SUBLEDGER_DATABASE_URL": try await Self.privateDatabase()] : [:]
         try await withTemporaryDirectory { directory in
             let pki = try TestPKI()
             let now = AppStoreDate(millisecondsSince1970: Int64(Date().timeIntervalSince1970 * 1000))
@@ -145,8 +146,8 @@ struct CrashRecoveryTests {
                 let feed = try await httpRequest(again + "/v1/events?limit=100" + cursor, bearer: TestAPIKey.secret)
                 let page = try #require(try JSONSerialization.jsonObject(with: Data(feed.body.utf8)) as? [String: Any], "\(feed.body)")
                 let events = try #require(page["events"] as? [[String: Any]], "\(feed.body)")
-                guard !events.isEmpty, let next = page["next_after"] as? String else { break }
                 types += events.compactMap { $0["type"] as? String }
+                guard !events.isEmpty, let next = page["next_after"] as? String else { break }
                 cursor = "&after=\(next)"
             }
             #expect(types.filter { $0 == "apple.notification.v2" }.count == 200)
