@@ -52,9 +52,7 @@ struct BatcherTests {
     }
 
     static func waitUntil(_ batcher: Batcher<Int, String>, waiting count: Int) async throws {
-        for _ in 0..<2_000 where batcher.waitingCount < count {
-            try await Task.sleep(for: .milliseconds(1))
-        }
+        try await EventStoreTests.waitUntil("\(count) waiting") { batcher.waitingCount >= count }
         #expect(batcher.waitingCount == count)
     }
 
@@ -65,9 +63,7 @@ struct BatcherTests {
         let batcher = Batcher<Int, String>(maxBatchesInFlight: 1, maxBatchSize: 100)
         try await withThrowingTaskGroup(of: (Int, Result<String, any Error>).self) { group in
             group.addTask { (0, await Self.capture { try await batcher.submit(0, run: run.run) }) }
-            for _ in 0..<1_000 where run.batches.withLock({ $0.isEmpty }) {
-                try await Task.sleep(for: .milliseconds(1))
-            }
+            try await EventStoreTests.waitUntil("the first batch") { !run.batches.withLock { $0.isEmpty } }
             for item in [1, 2, -3] {
                 group.addTask { (item, await Self.capture { try await batcher.submit(item, run: run.run) }) }
             }
@@ -92,9 +88,7 @@ struct BatcherTests {
         let runs = TaggedRuns()
         try await withThrowingTaskGroup(of: (Int, String).self) { group in
             group.addTask { (0, try await batcher.submit(0, run: runs.a)) }
-            for _ in 0..<1_000 where runs.log.withLock({ $0.isEmpty }) {
-                try await Task.sleep(for: .milliseconds(1))
-            }
+            try await EventStoreTests.waitUntil("the first batch") { !runs.log.withLock { $0.isEmpty } }
             for item in 1...4 {
                 group.addTask { (item, try await batcher.submit(item, run: runs.b)) }
                 try await Self.waitUntil(batcher, waiting: item)

@@ -343,9 +343,7 @@ struct EventStoreUnitTests {
             group.addTask { await signal.wait(after: current, timeout: .seconds(30)) }
             group.addTask {
                 // Only once the waiter has suspended: a notify before would be the case above.
-                for _ in 0..<5_000 where signal.suspendedCount == 0 {
-                    try? await Task.sleep(for: .milliseconds(1))
-                }
+                try? await waitUntil("the waiter's suspension") { signal.suspendedCount > 0 }
                 #expect(signal.suspendedCount == 1)
                 signal.notify()
             }

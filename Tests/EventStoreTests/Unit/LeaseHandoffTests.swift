@@ -11,10 +11,7 @@ struct LeaseHandoffTests {
 
     /// Returns once a user waits on `handoff`, so what the test does next meets a waiting user.
     static func waitUntilAwaited(_ handoff: LeaseHandoff<Int>) async throws {
-        for _ in 0..<5_000 where !handoff.isAwaited {
-            try await Task.sleep(for: .milliseconds(1))
-        }
-        try #require(handoff.isAwaited, "the user never waited")
+        try await waitUntil("the user's wait") { handoff.isAwaited }
     }
 
     @Test func aConnectionDeliveredBeforeTheUserAsksIsKeptForIt() async throws {

@@ -45,10 +45,7 @@ struct PoolStartTests {
                     }
                 }
                 // Open only once all eight wait (a lease after the opening is another test's case).
-                for _ in 0..<5_000 where start.waitingCount < 8 {
-                    try await Task.sleep(for: .milliseconds(1))
-                }
-                try #require(start.waitingCount == 8, "the leases never waited")
+                try await waitUntil("eight waiting leases") { start.waitingCount == 8 }
                 #expect(observed.sawRunning.withLock { $0 }.isEmpty)
                 await start.open {
                     // A waiter let through before `run` is entered would see false.
@@ -81,10 +78,7 @@ struct PoolStartTests {
             }
             // Lease only once the opening job holds its loop (before, the lease waits as a waiter,
             // the first test's case).
-            for _ in 0..<5_000 where !observed.entered.withLock({ $0 }) {
-                try await Task.sleep(for: .milliseconds(1))
-            }
-            try #require(observed.entered.withLock { $0 }, "the opening never began")
+            try await waitUntil("the opening") { observed.entered.withLock { $0 } }
             observed.leasing.withLock { $0 = true }
             try await start.wait()
             #expect(observed.running.withLock { $0 })
@@ -112,10 +106,7 @@ struct PoolStartTests {
                 observed.running.withLock { $0 = true }
             }
             // Cancel only once both wait (a lease cancelled before it waits is the next test's case).
-            for _ in 0..<5_000 where start.waitingCount < 2 {
-                try await Task.sleep(for: .milliseconds(1))
-            }
-            try #require(start.waitingCount == 2, "the leases never waited")
+            try await waitUntil("two waiting leases") { start.waitingCount == 2 }
             cancelled.cancel()
             await #expect(throws: CancellationError.self) { try await cancelled.value }
             #expect(start.waitingCount == 1)

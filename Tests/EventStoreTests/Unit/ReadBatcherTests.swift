@@ -33,9 +33,7 @@ struct ReadBatcherTests {
     }
 
     static func waitUntil(_ batcher: ReadBatcher<Int, String>, waiting count: Int) async throws {
-        for _ in 0..<2_000 where batcher.waitingCount < count {
-            try await Task.sleep(for: .milliseconds(1))
-        }
+        try await EventStoreTests.waitUntil("\(count) waiting") { batcher.waitingCount >= count }
         #expect(batcher.waitingCount == count)
     }
 
@@ -170,11 +168,8 @@ struct ReadBatcherTests {
                 try await Self.waitUntil(batcher, waiting: key)
             }
             load.opener.yield()
-            for _ in 0..<2_000 where load.batches.withLock({ $0.count }) < 3 {
-                try await Task.sleep(for: .milliseconds(1))
-            }
             // Cancelled any earlier, the leader would leave the held batch to a reader nobody cancels.
-            try #require(load.batches.withLock { $0.count } >= 3)
+            try await EventStoreTests.waitUntil("the third batch") { load.batches.withLock { $0.count } >= 3 }
             // Read outside `#expect`: inside a task group's closure, `#expect(m.withLock {
             // Array($0.prefix(2)) } == ...)` left the mutex holding only that prefix (swift-testing
             // 6.3.1). Reproduced alone: an async test holding a `Mutex<[[Int]]>` of three arrays in a
@@ -227,9 +222,7 @@ struct ReadBatcherTests {
                 let value = try await batcher.read(1)
                 second.withLock { $0 = value }
             }
-            for _ in 0..<2_000 where second.withLock({ $0 == nil }) {
-                try await Task.sleep(for: .milliseconds(1))
-            }
+            try await EventStoreTests.waitUntil("the second read's answer") { second.withLock { $0 != nil } }
             #expect(second.withLock { $0 } == "v1@2", "the second read waited for the stuck batch")
             #expect(batcher.waitingCount == 0)
             load.opener.yield()
