@@ -1178,7 +1178,7 @@ struct APIEndToEndTests {
     func receiptsAreValidatedThroughVerifyReceiptWithTheSandboxRedirect(_ dialect: StorageDialect) async throws {
         /// What the fake should have been sent, old transactions included.
         @Sendable func sent(_ endpoint: String, _ receipt: String, _ password: String) -> FakeVerifyReceipt.Received {
-            FakeVerifyReceipt.Received(endpoint: endpoint, receiptData: receipt, password: password, excludeOldTransactions: false)
+            FakeVerifyReceipt.Received(endpoint: endpoint, request: VerifyReceiptRequest(receiptData: receipt, password: password, excludeOldTransactions: false))
         }
         try await H.run(dialect) { h in
             h.clock.set(Day.date(10))

@@ -34,17 +34,12 @@ enum FakeVerifyReceipt {
     /// How the base64 of a PKCS#7 `signedData` receipt begins.
     static let foreignReceiptPrefix = "MIAGCSqGSIb3DQEHAq"
 
-    /// One request as the fake received it: where it went and what its JSON body said (nil fields
-    /// for a body that is not verifyReceipt JSON, or none, as the GET after the redirect has).
+    /// One request as the fake received it: where it went and what its JSON body said (nil for a
+    /// body that is not verifyReceipt JSON, or none, as the GET after the redirect has).
     struct Received: Sendable, Equatable {
         /// `production`, `sandbox`, or `moved` (the redirect's target).
         var endpoint: String
-        /// `receipt-data`.
-        var receiptData: String?
-        /// `password`: the shared secret sent.
-        var password: String?
-        /// `exclude-old-transactions`.
-        var excludeOldTransactions: Bool?
+        var request: VerifyReceiptRequest?
     }
 
     /// Every request the fake has received, in the order they arrived.
@@ -61,10 +56,8 @@ enum FakeVerifyReceipt {
 
         /// Reads `body` as verifyReceipt JSON (`VerifyReceiptRequest`'s keys) and keeps it.
         fileprivate func record(_ body: ByteBuffer, at endpoint: String) -> Received {
-            let sent = try? JSONDecoder().decode(VerifyReceiptRequest.self, from: Data(body.readableBytesView))
             let request = Received(
-                endpoint: endpoint, receiptData: sent?.receiptData, password: sent?.password,
-                excludeOldTransactions: sent?.excludeOldTransactions
+                endpoint: endpoint, request: try? JSONDecoder().decode(VerifyReceiptRequest.self, from: Data(body.readableBytesView))
             )
             received.withLock { $0.append(request) }
             return request
@@ -84,14 +77,14 @@ enum FakeVerifyReceipt {
         @Sendable func status(_ code: Int) -> Response {
             Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: #"{"status":\#(code)}"#)))
         }
-        @Sendable func refused(_ request: Received) -> Bool {
-            !secrets.isEmpty && request.password.map { secrets.contains($0) } != true
+        @Sendable func refused(_ received: Received) -> Bool {
+            !secrets.isEmpty && received.request?.password.map { secrets.contains($0) } != true
         }
         let router = Router()
         router.post("production") { request, _ -> Response in
             let bytes = try await request.body.collect(upTo: 1 << 20)
             let received = recorder.record(bytes, at: "production")
-            let receipt = received.receiptData ?? ""
+            let receipt = received.request?.receiptData ?? ""
             if receipt.contains("moved-receipt") {
                 return Response(status: .movedPermanently, headers: [.location: "/moved"])
             }
@@ -111,7 +104,7 @@ enum FakeVerifyReceipt {
         router.post("sandbox") { request, _ -> Response in
             let bytes = try await request.body.collect(upTo: 1 << 20)
             let received = recorder.record(bytes, at: "sandbox")
-            let receipt = received.receiptData ?? ""
+            let receipt = received.request?.receiptData ?? ""
             if refused(received) {
                 return status(21004)
             }
